@@ -1,0 +1,69 @@
+# Every target's `## ` comment is its line in `make help`.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+MAKEFLAGS += --no-builtin-rules
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+LOCK := requirements/lock.txt
+PIP := $(BIN)/python -m pip --quiet
+PYTEST_ARGS ?=
+LOCK_ARGS ?=
+
+.PHONY: help setup test lint fmt bench demo lock clean
+
+help: ## List every target with what it does
+	@echo "Usage: make <target>"
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-7s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+setup: $(STAMP) ## Create .venv/ with the locked dependencies and the project installed editable
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+		|| { echo "Python >= 3.11 is needed; set PYTHON=/path/to/python3.11" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+# Rebuilt only when pyproject.toml or the lock changes, so `make setup` is cheap otherwise.
+# pip goes first, on its own (its pin and hashes cut out of the lock), so the locked pip
+# installs the rest.
+$(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
+	sed -n '/^pip==/,/[^\\]$$/p' $(LOCK) | $(PIP) install --require-hashes -r /dev/stdin
+	$(PIP) install --require-hashes -r $(LOCK)
+	$(PIP) install --no-deps --no-build-isolation -e .
+	touch $@
+
+test: setup ## Run the tests (pytest on 2 workers; PYTEST_ARGS=... to add options)
+	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+
+lint: setup ## Check lint, formatting and types (ruff check, ruff format --check, mypy --strict)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+fmt: setup ## Apply ruff's fixes, then format the code
+	$(BIN)/ruff check --fix --exit-zero .
+	$(BIN)/ruff format .
+
+bench: setup ## Run the engine benchmark (heights bench)
+	$(BIN)/heights bench
+
+demo: setup ## Play one self-play game of the built-in bots and print a summary
+	$(BIN)/heights selfplay --players 4 --games 1 --bots greedy,search,greedy,random --seed 1
+
+# The lock also pins pip, wheel and the build backend from [build-system], so setup
+# needs nothing that the lock does not name. uv keeps existing pins unless told otherwise.
+lock: setup ## Regenerate requirements/lock.txt from pyproject.toml (LOCK_ARGS=--upgrade bumps all)
+	{ echo pip; echo wheel; $(BIN)/python -c 'import tomllib; \
+		print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")'; } \
+	| $(BIN)/uv pip compile pyproject.toml - --extra dev --python-version 3.11 \
+		--generate-hashes --custom-compile-command "make lock" --quiet $(LOCK_ARGS) -o $(LOCK)
+
+clean: ## Remove .venv/, tool caches and build artefacts
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist out
+	find . -path ./.git -prune -o \( -name __pycache__ -o -name '*.egg-info' \) -prune \
+		-exec rm -rf {} +
