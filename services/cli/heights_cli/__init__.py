@@ -1,0 +1,1 @@
+"""The `heights` command-line interface."""

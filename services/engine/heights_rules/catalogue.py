@@ -1,0 +1,249 @@
+"""Component data: loading, validating and typing a catalogue file (docs/catalogue.md).
+
+The engine knows no tile, board, Ad or Target by heart; everything comes from a
+versioned JSON file checked against `data/catalogue.schema.json`. A catalogue is
+identified by its id and the SHA-256 of its canonical JSON, both recorded in every
+game's configuration.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from heights_rules.components import BuildingType, Cube, Meeple
+from heights_rules.errors import CatalogueError
+
+DEFAULT_CATALOGUE = "reconstructed-v1"
+BOARD_ROWS = 4
+BOARD_COLS = 5
+GRID_ROWS = 2
+GRID_COLS = 3
+MARKET_SIZE = 9
+
+Params = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EffectRef:
+    """A purple ability: an effect of the library with its parameters."""
+
+    effect: str
+    params: Params
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringRef:
+    """A scoring function of the library with its parameters."""
+
+    fn: str
+    params: Params
+
+
+@dataclass(frozen=True, slots=True)
+class TileDef:
+    """One Building Plan tile."""
+
+    index: int
+    id: str
+    name: str
+    level: int
+    type: BuildingType
+    stacks: tuple[tuple[Cube, int], ...]
+    vp: int
+    variable_vp: ScoringRef | None
+    meeples: tuple[tuple[Meeple, ...], ...]
+    purple: tuple[EffectRef, EffectRef] | None  # (steady, hard)
+    end_bonus: ScoringRef | None
+
+    @property
+    def height(self) -> int:
+        """The building's height: its highest stack (A-38)."""
+        return max(h for _, h in self.stacks)
+
+    @property
+    def cubes(self) -> int:
+        return sum(h for _, h in self.stacks)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One space of a board side as printed (before rotation)."""
+
+    land: bool
+    prime: int
+    zoning_types: tuple[BuildingType, ...]
+    zoning_vp: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardSide:
+    index: int
+    id: str
+    board: int
+    side: str
+    cells: tuple[Cell, ...]  # row-major, BOARD_ROWS * BOARD_COLS
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectiveDef:
+    """An Ad (public, everyone scores it) or a Target (private, one of two is scored)."""
+
+    index: int
+    id: str
+    number: int
+    name: str
+    scoring: ScoringRef
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    id: str
+    sha256: str
+    title: str
+    market_costs: tuple[tuple[int, ...], tuple[int, ...]]
+    boards: tuple[BoardSide, ...]
+    tiles: tuple[TileDef, ...]
+    ads: tuple[ObjectiveDef, ...]
+    targets: tuple[ObjectiveDef, ...]
+    raw: dict[str, Any]
+
+    def tiles_of_level(self, level: int) -> list[int]:
+        return [t.index for t in self.tiles if t.level == level]
+
+    def tile_by_id(self, tile_id: str) -> TileDef:
+        for tile in self.tiles:
+            if tile.id == tile_id:
+                return tile
+        raise KeyError(tile_id)
+
+
+def canonical_json(data: Any) -> bytes:
+    """The one byte form used for hashing: sorted keys, no whitespace, UTF-8."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    text = resources.files("heights_rules").joinpath("data/catalogue.schema.json").read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def parse_catalogue(raw: dict[str, Any]) -> Catalogue:
+    """Validate raw catalogue JSON against the schema and the consistency rules, then type it."""
+    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(raw), key=str)
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(top)"
+        raise CatalogueError(f"catalogue invalid at {where}: {first.message}")
+    dims = raw["map"]
+    if (dims["board_rows"], dims["board_cols"], dims["grid_rows"], dims["grid_cols"]) != (
+        BOARD_ROWS,
+        BOARD_COLS,
+        GRID_ROWS,
+        GRID_COLS,
+    ):
+        raise CatalogueError("this engine's action space needs 4x5 boards in a 2x3 grid")
+    tiles = tuple(_tile(i, t) for i, t in enumerate(raw["tiles"]))
+    _check_unique("tile id", [t.id for t in tiles])
+    _check_unique("tile name", [t.name for t in tiles])
+    boards = tuple(_board(i, b) for i, b in enumerate(raw["boards"]))
+    _check_unique("board side", [b.id for b in boards])
+    for number in range(1, 7):
+        sides = sorted(b.side for b in boards if b.board == number)
+        if sides != ["A", "B"]:
+            raise CatalogueError(f"board {number} needs exactly sides A and B, has {sides}")
+    costs = raw["market_costs"]
+    return Catalogue(
+        id=raw["id"],
+        sha256=hashlib.sha256(canonical_json(raw)).hexdigest(),
+        title=raw.get("title", raw["id"]),
+        market_costs=(tuple(costs["level1"]), tuple(costs["level2"])),
+        boards=boards,
+        tiles=tiles,
+        ads=tuple(_objective(i, a) for i, a in enumerate(raw["ads"])),
+        targets=tuple(_objective(i, t) for i, t in enumerate(raw["targets"])),
+        raw=raw,
+    )
+
+
+@functools.cache
+def load_catalogue(catalogue_id: str = DEFAULT_CATALOGUE) -> Catalogue:
+    """Load a catalogue shipped with the engine, by id (cached per process)."""
+    if not catalogue_id.replace("-", "").isalnum():
+        raise CatalogueError(f"bad catalogue id {catalogue_id!r}")
+    path = resources.files("heights_rules").joinpath(f"data/{catalogue_id}.json")
+    if not path.is_file():
+        raise CatalogueError(f"unknown catalogue {catalogue_id!r}")
+    catalogue = parse_catalogue(json.loads(path.read_text()))
+    if catalogue.id != catalogue_id:
+        raise CatalogueError(f"file {catalogue_id}.json declares id {catalogue.id!r}")
+    return catalogue
+
+
+def _check_unique(what: str, values: list[str]) -> None:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            raise CatalogueError(f"duplicate {what} {value!r}")
+        seen.add(value)
+
+
+def _scoring(raw: dict[str, Any] | None) -> ScoringRef | None:
+    return None if raw is None else ScoringRef(raw["fn"], dict(raw.get("params", {})))
+
+
+def _effect(raw: dict[str, Any]) -> EffectRef:
+    return EffectRef(raw["effect"], dict(raw.get("params", {})))
+
+
+def _tile(index: int, raw: dict[str, Any]) -> TileDef:
+    reward = raw["reward"]
+    purple = raw.get("purple")
+    return TileDef(
+        index=index,
+        id=raw["id"],
+        name=raw["name"],
+        level=raw["level"],
+        type=BuildingType[raw["type"]],
+        stacks=tuple((Cube[c], h) for c, h in raw["stacks"]),
+        vp=reward["vp"],
+        variable_vp=_scoring(reward.get("variable_vp")),
+        meeples=tuple(tuple(Meeple[c] for c in choice) for choice in reward["meeples"]),
+        purple=None if purple is None else (_effect(purple["steady"]), _effect(purple["hard"])),
+        end_bonus=_scoring(raw.get("end_bonus")),
+    )
+
+
+def _board(index: int, raw: dict[str, Any]) -> BoardSide:
+    legend = raw.get("legend", {})
+    cells: list[Cell] = []
+    for row in raw["rows"]:
+        for ch in row:
+            if ch == "~":
+                cells.append(Cell(False, 0, (), 0))
+            elif ch == ".":
+                cells.append(Cell(True, 0, (), 0))
+            elif ch.isdigit():
+                cells.append(Cell(True, int(ch), (), 0))
+            else:
+                if ch not in legend:
+                    raise CatalogueError(f"board {raw['id']}: {ch!r} is not in its legend")
+                entry = legend[ch]
+                zoning = entry.get("zoning") or {"types": [], "vp": 0}
+                types = tuple(BuildingType[t] for t in zoning["types"])
+                cells.append(Cell(True, entry.get("prime", 0), types, zoning["vp"]))
+    return BoardSide(index, raw["id"], raw["board"], raw["side"], tuple(cells))
+
+
+def _objective(index: int, raw: dict[str, Any]) -> ObjectiveDef:
+    scoring = _scoring(raw["scoring"])
+    assert scoring is not None  # the schema requires it
+    return ObjectiveDef(index, raw["id"], raw["number"], raw["name"], scoring)

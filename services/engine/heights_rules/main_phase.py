@@ -1,0 +1,183 @@
+"""The MAIN phase (RULES.md §4.3): activations, buying, trades, Wild Tokens, construction."""
+
+from __future__ import annotations
+
+from heights_rules.actions import ACTIVATE_MODES, MAX_STACKS, OFFSETS, ActionKind
+from heights_rules.catalogue import MARKET_SIZE
+from heights_rules.components import MEEPLES, N_BUCKETS, PRODUCES, Bucket, Meeple
+from heights_rules.economy import (
+    build_cube,
+    can_build_colour,
+    gain_cube,
+    score_politicians,
+)
+from heights_rules.effects import usable_buildings
+from heights_rules.frames import F, Purpose, RollKind, frame
+from heights_rules.market import (
+    TRADE_PRICE,
+    market_cost,
+    place_costs,
+    prime_costs,
+    start_trade,
+    take_from_market,
+)
+from heights_rules.state import GameState
+
+_ACT = OFFSETS[ActionKind.ACTIVATE]
+_BUY = OFFSETS[ActionKind.BUY]
+_TRADE = OFFSETS[ActionKind.TRADE]
+_WILD = OFFSETS[ActionKind.WILD]
+_BUILD = OFFSETS[ActionKind.BUILD]
+_END = OFFSETS[ActionKind.END_TURN]
+_N_MODES = len(ACTIVATE_MODES)
+_HARD, _STEADY, _EXHAUSTED = Bucket.HARD, Bucket.STEADY, Bucket.EXHAUSTED
+_USED = {Bucket.HARD: Bucket.USED_HARD, Bucket.STEADY: Bucket.USED_STEADY}
+_ALWAYS = frozenset(
+    {Meeple.BROWN, Meeple.NAVY, Meeple.CLEAR, Meeple.BLUE, Meeple.YELLOW, Meeple.MAGENTA}
+)
+
+
+def main_legal(s: GameState, p: int) -> list[int]:
+    out = [_END]
+    m = s.meeples[p]
+    for colour in range(len(MEEPLES)):
+        hard = m[colour * N_BUCKETS + _HARD]
+        steady = m[colour * N_BUCKETS + _STEADY]
+        if not (hard or steady):
+            continue
+        base = _ACT + colour * _N_MODES
+        if hard and _usable(s, p, colour, 1):
+            out.append(base)
+        if _usable(s, p, colour, 0):
+            if hard:
+                out.append(base + 1)
+            if steady:
+                out.append(base + 2)
+    funds = s.funds(p)
+    if not s.bought:
+        costs = place_costs(s, p)
+        if costs:
+            budget = funds - costs[0][1]
+            for level in (0, 1):
+                row = s.market[level]
+                for pos in range(MARKET_SIZE):
+                    if row[pos] >= 0 and market_cost(s, level, pos) <= budget:
+                        out.append(_BUY + level * MARKET_SIZE + pos)
+    for colour in range(4):
+        if funds >= TRADE_PRICE[colour]:
+            out.append(_TRADE + colour)
+    if s.wild[p]:
+        out.extend(range(_WILD, _WILD + 4))
+    out.extend(build_options(s, p))
+    out.sort()
+    return out
+
+
+def build_options(s: GameState, p: int) -> list[int]:
+    """BUILD ids for p's incomplete tiles; identical stacks of a tile are offered once."""
+    out = []
+    tiles = s.catalogue.tiles
+    for tile in s.owned[p]:
+        if s.complete[tile]:
+            continue
+        seen = set()
+        fill = s.fill[tile]
+        base = _BUILD + s.space_of[tile] * MAX_STACKS
+        for i, (colour, height) in enumerate(tiles[tile].stacks):
+            if fill[i] < height and (colour, height, fill[i]) not in seen:
+                seen.add((colour, height, fill[i]))
+                if can_build_colour(s, p, colour):
+                    out.append(base + i)
+    return out
+
+
+def _usable(s: GameState, p: int, colour: int, level: int) -> bool:
+    """Whether activating `colour` at `level` can do anything (so no dead ends)."""
+    if colour in _ALWAYS:
+        return True
+    if colour == Meeple.PURPLE:
+        return bool(usable_buildings(s, p, level))
+    if colour == Meeple.BLACK:
+        if level == 0:
+            return any(s.meeples[p][_EXHAUSTED::N_BUCKETS])
+        return can_take(s, p)
+    return bool(upgrade_targets(s, p))  # GREEN
+
+
+def can_take(s: GameState, p: int) -> bool:
+    primes = prime_costs(s)
+    return bool(primes) and primes[0][1] <= s.funds(p) and any(
+        t >= 0 for row in s.market for t in row
+    )
+
+
+def upgrade_targets(s: GameState, p: int) -> list[tuple[int, int]]:
+    """(colour, bucket) a Public Servant may upgrade: active, not used, not green (§4.3.3)."""
+    m = s.meeples[p]
+    out = []
+    for colour in range(len(MEEPLES)):
+        if colour == Meeple.GREEN:
+            continue
+        for bucket in (_STEADY, _EXHAUSTED):
+            if m[colour * N_BUCKETS + bucket]:
+                out.append((colour, bucket))
+    return out
+
+
+def activate(s: GameState, p: int, colour: int, mode: int) -> None:
+    bucket, level = ACTIVATE_MODES[mode]
+    m = s.meeples[p]
+    m[colour * N_BUCKETS + bucket] -= 1
+    m[colour * N_BUCKETS + _USED[bucket]] += 1
+    s.log("activate", p, colour=Meeple(colour).name, level=level)
+    if colour in PRODUCES:
+        for _ in range(level + 1):
+            gain_cube(s, p, PRODUCES[Meeple(colour)])
+    elif colour == Meeple.YELLOW:
+        score_politicians(s, p, level + 1)
+    elif colour == Meeple.MAGENTA:
+        s.sp += 2 * (level + 1)
+    elif colour == Meeple.PURPLE:
+        s.stack.append(frame(F.USE, p, level))
+    elif colour == Meeple.BLACK:
+        if level:
+            s.stack.append(frame(F.TAKE, p))
+        else:
+            s.stack.append(frame(F.ROLL, p, RollKind.PLANNER))
+    else:
+        s.stack.append(frame(F.UPGRADE, p, level + 1, 0))
+
+
+def upgrade(s: GameState, p: int, colour: int, bucket: int) -> None:
+    m = s.meeples[p]
+    m[colour * N_BUCKETS + bucket] -= 1
+    m[colour * N_BUCKETS + (bucket - 1)] += 1  # EXHAUSTED -> STEADY -> HARD
+    _, _, left, taken, _ = s.stack.pop()
+    if left > 1 and upgrade_targets(s, p):
+        s.stack.append(frame(F.UPGRADE, p, left - 1, taken + 1))
+
+
+def buy(s: GameState, p: int, level: int, pos: int) -> None:
+    s.bought = True
+    cost = market_cost(s, level, pos)
+    tile = take_from_market(s, p, level, pos, sweetens=True)
+    s.stack.append(frame(F.PLACE, p, Purpose.BUY, tile, cost))
+
+
+def take(s: GameState, p: int, level: int, pos: int) -> None:
+    s.stack.pop()
+    tile = take_from_market(s, p, level, pos, s.config.options.sweeten_on_free_take)
+    s.stack.append(frame(F.PLACE, p, Purpose.TAKE, tile, 0))
+
+
+def build(s: GameState, p: int, space: int, stack: int) -> None:
+    build_cube(s, p, s.on_cell[space], stack)
+
+
+def trade(s: GameState, p: int, colour: int) -> None:
+    start_trade(s, p, colour)
+
+
+def use_wild(s: GameState, p: int, colour: int) -> None:
+    s.wild[p] -= 1
+    gain_cube(s, p, colour)

@@ -1,0 +1,171 @@
+"""The two market strips and placing plans on the map (RULES.md §3, §4.3.8, §4.4).
+
+Market position 0 is the space farthest from the draw pile: tiles slide toward it and
+new tiles enter at position 8 (A-08).
+"""
+
+from __future__ import annotations
+
+from heights_rules.catalogue import MARKET_SIZE
+from heights_rules.components import Score
+from heights_rules.economy import gain_cube, start_payment
+from heights_rules.frames import Purpose
+from heights_rules.geometry import COLS, manhattan, space_name
+from heights_rules.options import StartSpacing
+from heights_rules.state import GameState
+
+TRADE_PRICE = (2, 2, 2, 3)  # wood, concrete, glass: 2 any; steel: 3 any (§4.3.7)
+
+
+def market_cost(s: GameState, level: int, pos: int) -> int:
+    costs = s.catalogue.market_costs[level]
+    if s.config.options.market_costs_reversed:
+        return costs[MARKET_SIZE - 1 - pos]
+    return costs[pos]
+
+
+def place_costs(s: GameState, p: int) -> tuple[tuple[int, int], ...]:
+    """(space, prime + distance cost) for every empty land space, cheapest first.
+
+    Cached until the map changes: the map changes about once a turn, legal actions are
+    asked for at every decision.
+    """
+    cached = s._place_cache.get(p)
+    if cached is not None:
+        return cached
+    own = [s.space_of[t] for t in s.owned[p]]
+    geo = s.geo
+    out = []
+    for space in geo.land_spaces:
+        if s.on_cell[space] >= 0:
+            continue
+        distance = min((manhattan(space, o) for o in own), default=1) - 1
+        out.append((space, geo.prime[space] + max(0, distance)))
+    result = tuple(sorted(out, key=lambda sc: (sc[1], sc[0])))
+    s._place_cache[p] = result
+    return result
+
+
+def prime_costs(s: GameState) -> tuple[tuple[int, int], ...]:
+    """(space, prime cost) of every empty land space, cheapest first (City Planner takes)."""
+    cached = s._place_cache.get(-1)
+    if cached is None:
+        geo = s.geo
+        spaces = [(sp, geo.prime[sp]) for sp in geo.land_spaces if s.on_cell[sp] < 0]
+        cached = tuple(sorted(spaces, key=lambda sc: (sc[1], sc[0])))
+        s._place_cache[-1] = cached
+    return cached
+
+
+def start_spaces(s: GameState, p: int) -> list[int]:
+    """Empty land without a prime cost, away from other players' tiles (§3, A-05)."""
+    others = [s.space_of[t] for q in range(s.n_players) if q != p for t in s.owned[q]]
+    rule = s.config.options.start_spacing
+    out = []
+    for space in s.geo.land_spaces:
+        if s.on_cell[space] >= 0 or s.geo.prime[space]:
+            continue
+        if not any(_too_close(rule, space, o) for o in others):
+            out.append(space)
+    return out
+
+
+def _too_close(rule: StartSpacing, a: int, b: int) -> bool:
+    d = manhattan(a, b)
+    if rule is StartSpacing.MANHATTAN_LE_2:
+        return d <= 2
+    if rule is StartSpacing.MANHATTAN_LE_3:
+        return d <= 3
+    same_line = a // COLS == b // COLS or a % COLS == b % COLS
+    return same_line and d <= 2
+
+
+def take_from_market(s: GameState, p: int, level: int, pos: int, sweetens: bool) -> int:
+    """Remove the tile at (level, pos); record sweetening for a position >= 3 (§4.3.8)."""
+    row = s.market[level]
+    tile = row[pos]
+    row[pos] = -1
+    if sweetens and pos >= 2:
+        s.sweeten.extend(t for t in row[:2] if t >= 0)
+    s.log("take", p, tile=s.catalogue.tiles[tile].id, level=level + 1, position=pos + 1)
+    return tile
+
+
+def put_on_map(s: GameState, p: int, tile: int, space: int) -> None:
+    s.owner[tile] = p
+    s.space_of[tile] = space
+    s.on_cell[space] = tile
+    s.owned[p].append(tile)
+    s.invalidate_map()
+    s.log("place", p, tile=s.catalogue.tiles[tile].id, space=space_name(space))
+
+
+def zoning_bonus(s: GameState, p: int, tile: int, space: int) -> None:
+    t = s.catalogue.tiles[tile]
+    if s.geo.zoning_types[space] >> t.type & 1:
+        s.add_score(p, Score.ZONING, s.geo.zoning_vp[space], f"zoning at {space_name(space)}")
+
+
+def on_place(s: GameState, p: int, space: int) -> None:
+    """The PLACE decision: put the tile down, then pay what the space costs."""
+    _, _, purpose, tile, extra = s.stack.pop()
+    cost = extra + _space_cost(s, p, space) if purpose == Purpose.BUY else s.geo.prime[space]
+    put_on_map(s, p, tile, space)
+    if purpose == Purpose.START:
+        zoning_bonus(s, p, tile, space)
+    elif purpose == Purpose.MAYOR:
+        from heights_rules.solo import mayor_placed
+
+        mayor_placed(s, tile, space)
+    else:  # a purchase pays market + prime + distance, a City Planner's take only prime
+        start_payment(s, p, cost, purpose, (tile, space))
+
+
+def _space_cost(s: GameState, p: int, space: int) -> int:
+    for candidate, cost in place_costs(s, p):
+        if candidate == space:
+            return cost
+    raise AssertionError(f"{space_name(space)} is not an empty land space")
+
+
+def finish_payment(s: GameState, p: int, purpose: int, ctx: tuple[int, int]) -> None:
+    """What a completed payment buys: a placed plan's rewards, or a traded cube."""
+    if purpose == Purpose.TRADE:
+        gain_cube(s, p, ctx[0])
+        return
+    tile, space = ctx
+    zoning_bonus(s, p, tile, space)
+    tokens = s.tile_wild[tile]
+    if tokens:
+        s.tile_wild[tile] = 0
+        s.wild[p] += tokens  # the tile's tokens move with it (A-11), whatever the limit
+        s.log("wild", p, gained=tokens, source="tile")
+
+
+def slide_and_refill(s: GameState) -> None:
+    """Slide each strip toward position 0, refill from its pile, then the other (§4.4)."""
+    for level in (0, 1):
+        row = [t for t in s.market[level] if t >= 0]
+        while len(row) < MARKET_SIZE:
+            pile = s.piles[level] or s.piles[1 - level]
+            if not pile:
+                break
+            row.append(pile.pop())
+        s.market[level] = row + [-1] * (MARKET_SIZE - len(row))
+
+
+def start_trade(s: GameState, p: int, colour: int) -> None:
+    start_payment(s, p, TRADE_PRICE[colour], Purpose.TRADE, (colour, 0))
+
+
+def place_tokens(s: GameState) -> None:
+    """End of turn: a Wild Token on each recorded tile still in a market (§4.3.8)."""
+    in_market = set(s.market[0]) | set(s.market[1])
+    for tile in s.sweeten:
+        if tile in in_market:
+            before = s.tile_wild[tile]
+            limit = s.config.options.wild_supply_limit
+            if not limit or sum(s.wild) + sum(s.tile_wild) < limit:
+                s.tile_wild[tile] = before + 1
+    s.sweeten = []
+

@@ -1,0 +1,45 @@
+"""The only source of chance in the rules: a keyed hash of seed, purpose and counters.
+
+Every random draw is `BLAKE2b(key=seed, data=purpose || counters)`, so a draw depends
+only on what it is for, never on how many draws came before it. Meeple rolls are keyed
+by (seat, that seat's turn number, roll index): the dice a seat sees do not depend on
+what the other seats decide, which is what makes duplicate matches possible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+SEED_BITS = 64
+_U64 = struct.Struct("<Q")
+
+
+class KeyedRng:
+    """Stateless, counter-based random draws for one game seed."""
+
+    __slots__ = ("_key",)
+
+    def __init__(self, seed: int) -> None:
+        if not 0 <= seed < 2**SEED_BITS:
+            raise ValueError(f"seed must be in [0, 2**{SEED_BITS}), got {seed}")
+        self._key = seed.to_bytes(8, "little")
+
+    def digest(self, purpose: bytes, *counters: int) -> bytes:
+        """64 pseudo-random bytes for (purpose, counters)."""
+        data = purpose + b"".join(_U64.pack(c) for c in counters)
+        return hashlib.blake2b(data, key=self._key, digest_size=64).digest()
+
+    def below(self, n: int, purpose: bytes, *counters: int) -> int:
+        """A uniform integer in [0, n); n is small, so the 64-bit modulo bias is negligible."""
+        if n <= 0:
+            raise ValueError("n must be positive")
+        return _U64.unpack_from(self.digest(purpose, *counters))[0] % n
+
+    def shuffled(self, items: list[int], purpose: bytes) -> list[int]:
+        """A Fisher-Yates shuffle of `items`, one keyed draw per swap."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.below(i + 1, purpose, i)
+            out[i], out[j] = out[j], out[i]
+        return out
