@@ -26,7 +26,7 @@ from heights_rules.options import EndTrigger, GameConfig, RuleOptions, StartSpac
 from heights_rules.setup import new_game
 from heights_rules.state import CHANCE, TERMINAL, Event, GameState, Phase, Termination
 
-ENGINE_VERSION = "0.1.0"
+from heights_rules.replay import ENGINE_VERSION, Replay, verify
 
 __all__ = [
     "ACTION_SPACE_VERSION",
@@ -53,6 +53,7 @@ __all__ = [
     "Outcome",
     "Phase",
     "ReplayError",
+    "Replay",
     "RuleOptions",
     "Score",
     "StartSpacing",
@@ -61,4 +62,5 @@ __all__ = [
     "load_catalogue",
     "new_game",
     "outcome",
+    "verify",
 ]

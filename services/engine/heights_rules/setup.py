@@ -32,8 +32,7 @@ def new_game(config: GameConfig, seed: int) -> GameState:
     s.n_seats = config.players
     s.n_players = 2 if config.solo else config.players
     s.geo = MapGeometry(catalogue, _layout(rng, config.board_players, catalogue))
-    removed = CUBES_REMOVED[config.board_players]
-    s.total = tuple(n - removed for n in CUBE_COUNTS)
+    s.total = cubes_in_play(config)
     s.supply = list(s.total)
     s.on_buildings = [0, 0, 0, 0]
     s.misc_in_play = False
@@ -73,6 +72,12 @@ def new_game(config: GameConfig, seed: int) -> GameState:
     s.phase = Phase.START
     s.stack = [frame(F.START, s.order[0])]
     return s
+
+
+def cubes_in_play(config: GameConfig) -> tuple[int, ...]:
+    """Cubes of each colour after the setup removal; the game-end totals of §6."""
+    removed = CUBES_REMOVED[config.board_players]
+    return tuple(n - removed for n in CUBE_COUNTS)
 
 
 def _layout(rng: KeyedRng, players: int, catalogue: Catalogue) -> tuple[Slot, ...]:

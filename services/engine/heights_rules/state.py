@@ -180,6 +180,28 @@ class GameState:
         c.events = []
         return c
 
+    def to_bytes(self) -> bytes:
+        from heights_rules.serialize import to_bytes
+
+        return to_bytes(self)
+
+    @staticmethod
+    def from_bytes(blob: bytes) -> GameState:
+        from heights_rules.serialize import from_bytes
+
+        return from_bytes(blob)
+
+    def state_hash(self) -> str:
+        from heights_rules.serialize import state_hash
+
+        return state_hash(self)
+
+    def observation(self, viewer: int = -1) -> dict[str, Any]:
+        """What `viewer` (a seat, or -1 for a spectator) may see, as plain data."""
+        from heights_rules.observation import observation
+
+        return observation(self, viewer)
+
     def decision_text(self) -> str:
         from heights_rules.describe import describe_decision
 

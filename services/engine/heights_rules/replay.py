@@ -1,0 +1,163 @@
+"""Replay records: everything needed to re-simulate a game to the identical final state.
+
+A record holds the engine and action-space versions, the configuration (catalogue id
+and hash, options), the seed, the seat names and every action, chance steps included.
+Every `CHECKPOINT_EVERY` steps it keeps a short state hash, so verification can say
+where a re-simulation left the recorded game. Files are gzip-compressed canonical JSON.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from heights_rules.actions import ACTION_SPACE_VERSION, Action
+from heights_rules.catalogue import canonical_json
+from heights_rules.errors import ActionError, ReplayError
+from heights_rules.options import GameConfig
+from heights_rules.serialize import state_hash
+from heights_rules.setup import new_game
+from heights_rules.state import GameState
+
+FORMAT = "rolling-heights-replay"
+FORMAT_VERSION = 1
+CHECKPOINT_EVERY = 64
+ENGINE_VERSION = "0.1.0"
+
+
+@dataclass(slots=True)
+class Replay:
+    config: GameConfig
+    seed: int
+    seats: list[str]
+    actions: list[int] = field(default_factory=list)
+    checkpoints: list[str] = field(default_factory=list)  # 12 hex digits every 64 steps
+    final_hash: str = ""
+    engine_version: str = ENGINE_VERSION
+    debug: dict[int, str] = field(default_factory=dict)  # step -> a bot's note
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "engine_version": self.engine_version,
+            "action_space_version": ACTION_SPACE_VERSION,
+            "config": self.config.to_dict(),
+            "seed": self.seed,
+            "seats": self.seats,
+            "actions": self.actions,
+            "checkpoints": self.checkpoints,
+            "final_hash": self.final_hash,
+            "debug": {str(k): v for k, v in sorted(self.debug.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Replay:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ReplayError("not a Rolling Heights replay record")
+        if data.get("version") != FORMAT_VERSION:
+            raise ReplayError(f"replay format version {data.get('version')} is not supported")
+        if data.get("action_space_version") != ACTION_SPACE_VERSION:
+            raise ReplayError("the replay was recorded with another action space")
+        try:
+            actions = [int(a) for a in data["actions"]]
+            return cls(
+                config=GameConfig.from_dict(data["config"]),
+                seed=int(data["seed"]),
+                seats=[str(n) for n in data["seats"]],
+                actions=actions,
+                checkpoints=[str(c) for c in data.get("checkpoints", [])],
+                final_hash=str(data.get("final_hash", "")),
+                engine_version=str(data.get("engine_version", "")),
+                debug={int(k): str(v) for k, v in data.get("debug", {}).items()},
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise ReplayError(f"malformed replay record: {err}") from None
+
+    def to_bytes(self) -> bytes:
+        """gzip of the canonical JSON, with a fixed mtime so the bytes are reproducible."""
+        return gzip.compress(canonical_json(self.to_dict()), compresslevel=9, mtime=0)
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> Replay:
+        try:
+            text = gzip.decompress(blob) if blob[:2] == b"\x1f\x8b" else blob
+            return cls.from_dict(json.loads(text))
+        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ReplayError(f"unreadable replay: {err}") from None
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON: the replay's identity."""
+        return hashlib.sha256(canonical_json(self.to_dict())).hexdigest()
+
+
+class Recorder:
+    """Plays actions on a state and records them (and the checkpoints) as it goes."""
+
+    def __init__(self, state: GameState, seats: list[str]) -> None:
+        self.state = state
+        self.replay = Replay(state.config, state.seed, seats)
+
+    def apply(self, action: int, note: str = "") -> None:
+        self.state.apply(action)
+        self.replay.actions.append(action)
+        if note:
+            self.replay.debug[len(self.replay.actions) - 1] = note[:200]
+        if len(self.replay.actions) % CHECKPOINT_EVERY == 0:
+            self.replay.checkpoints.append(state_hash(self.state)[:12])
+        if self.state.is_terminal():
+            self.replay.final_hash = state_hash(self.state)
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    ok: bool
+    steps: int
+    message: str
+    first_bad_step: int | None = None
+
+
+def simulate(replay: Replay, upto: int | None = None) -> GameState:
+    """The state after the first `upto` actions (all of them by default)."""
+    state = new_game(replay.config, replay.seed)
+    for step, action in enumerate(replay.actions[:upto]):
+        try:
+            state.apply(action)
+        except ActionError as err:
+            raise ReplayError(f"step {step}: {Action.from_id(action).text()!r}: {err}") from None
+    return state
+
+
+def verify(replay: Replay) -> Verification:
+    """Re-simulate; say it matches, or name the first step where it does not."""
+    try:
+        state = new_game(replay.config, replay.seed)
+    except ValueError as err:
+        return Verification(False, 0, f"cannot set up the game: {err}", 0)
+    last_good = 0
+    for step, action in enumerate(replay.actions):
+        try:
+            state.apply(action)
+        except ActionError as err:
+            return Verification(False, step, f"step {step}: recorded action rejected: {err}", step)
+        done = step + 1
+        if done % CHECKPOINT_EVERY == 0:
+            index = done // CHECKPOINT_EVERY - 1
+            if index < len(replay.checkpoints) and state_hash(state)[:12] != replay.checkpoints[index]:
+                return Verification(
+                    False,
+                    done,
+                    f"state differs at step {done} (it matched at step {last_good})",
+                    last_good + 1,
+                )
+            last_good = done
+    if not state.is_terminal():
+        return Verification(False, len(replay.actions), "the recorded game does not reach its end")
+    if replay.final_hash and state_hash(state) != replay.final_hash:
+        return Verification(
+            False, len(replay.actions), "the final state differs from the recorded one", last_good + 1
+        )
+    return Verification(True, len(replay.actions), f"identical: {len(replay.actions)} steps")

@@ -1,0 +1,141 @@
+"""State <-> plain data <-> bytes, and the state hash.
+
+The byte form is canonical JSON (sorted keys, no whitespace), so it is the same on
+every machine and its BLAKE2b is the state hash. Geometry and the generator are not
+stored: they are rebuilt from the layout and the seed.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from typing import Any
+
+from heights_rules.catalogue import canonical_json, load_catalogue
+from heights_rules.errors import ReplayError
+from heights_rules.frames import F, frame
+from heights_rules.geometry import MapGeometry, Slot
+from heights_rules.options import GameConfig
+from heights_rules.rng import KeyedRng
+from heights_rules.setup import cubes_in_play
+from heights_rules.state import GameState, Phase, Termination
+
+FORMAT = "rolling-heights-state"
+FORMAT_VERSION = 1
+
+_SCALARS = (
+    "round",
+    "seat",
+    "start_seat",
+    "roll_idx",
+    "sp",
+    "bought",
+    "pol_vp",
+    "pol_mult",
+    "misc_in_play",
+    "end_round",
+    "steps",
+)
+_LISTS = (
+    "order",
+    "supply",
+    "on_buildings",
+    "meeple_supply",
+    "turn_no",
+    "wild",
+    "owner",
+    "space_of",
+    "complete",
+    "tile_wild",
+    "used_buildings",
+    "sweeten",
+    "target_choice",
+    "score",
+    "cubes",
+    "meeples",
+    "owned",
+    "market",
+    "piles",
+    "targets",
+)
+
+
+def to_dict(s: GameState) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "config": s.config.to_dict(),
+        "seed": s.seed,
+        "slots": [[sl.board_side, sl.rotated] for sl in s.geo.slots],
+        "token_slot": list(s.token_slot),
+        "ads": list(s.ads),
+        "phase": s.phase.value,
+        "termination": s.termination.value if s.termination else None,
+        "stack": [[int(k), p, a, b, list(c) if isinstance(c, tuple) else c] for k, p, a, b, c in s.stack],
+        "fill": [list(f) for f in s.fill],
+    }
+    for name in _SCALARS:
+        data[name] = getattr(s, name)
+    for name in _LISTS:
+        data[name] = getattr(s, name)
+    return data
+
+
+def from_dict(data: dict[str, Any]) -> GameState:
+    """Rebuild a state; raises ReplayError if the data does not fit this engine."""
+    if data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
+        raise ReplayError(f"not a {FORMAT} v{FORMAT_VERSION} document")
+    try:
+        config = GameConfig.from_dict(data["config"])
+        catalogue = load_catalogue(config.catalogue_id)
+        s = GameState()
+        s.config = config
+        s.catalogue = catalogue
+        s.seed = int(data["seed"])
+        s.rng = KeyedRng(s.seed)
+        s.solo = config.solo
+        s.n_seats = config.players
+        s.n_players = 2 if config.solo else config.players
+        slots = tuple(Slot(i, int(b), bool(r)) for i, (b, r) in enumerate(data["slots"]))
+        s.geo = MapGeometry(catalogue, slots)
+        s.total = cubes_in_play(config)
+        s.token_slot = tuple(data["token_slot"])
+        s.ads = tuple(data["ads"])
+        s.phase = Phase(data["phase"])
+        s.termination = Termination(data["termination"]) if data["termination"] else None
+        s.stack = [
+            frame(F(k), p, a, b, tuple(c) if isinstance(c, list) else c)
+            for k, p, a, b, c in data["stack"]
+        ]
+        s.fill = [tuple(f) for f in data["fill"]]
+        for name in _SCALARS:
+            setattr(s, name, data[name])
+        for name in _LISTS:
+            setattr(s, name, copy.deepcopy(data[name]))
+    except (KeyError, TypeError, ValueError) as err:
+        raise ReplayError(f"malformed state document: {err}") from None
+    s.on_cell = [-1] * len(s.geo.land)
+    for tile, space in enumerate(s.space_of):
+        if space >= 0:
+            s.on_cell[space] = tile
+    return s
+
+
+def to_bytes(s: GameState) -> bytes:
+    return canonical_json(to_dict(s))
+
+
+def from_bytes(blob: bytes) -> GameState:
+    try:
+        data = json.loads(blob)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ReplayError(f"state bytes are not JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise ReplayError("state bytes are not a JSON object")
+    return from_dict(data)
+
+
+def state_hash(s: GameState) -> str:
+    """A 128-bit hex digest of the canonical bytes."""
+    return hashlib.blake2b(to_bytes(s), digest_size=16).hexdigest()
