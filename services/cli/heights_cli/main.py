@@ -1,9 +1,37 @@
-"""Entry point of the `heights` command (subcommands are added as components land)."""
+"""Entry point of the `heights` command: one subcommand per module."""
 
+from __future__ import annotations
+
+import argparse
 import sys
+from collections.abc import Sequence
+
+from heights_cli import bench, catalogue_cmd, selfplay, verify_cmd
 
 
-def main(argv: list[str] | None = None) -> int:
-    del argv
-    print("heights: no subcommands yet", file=sys.stderr)
-    return 2
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="heights",
+        description="Rolling Heights Arena: rules engine, built-in bots and tools.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in (selfplay, verify_cmd, catalogue_cmd, bench):
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except BrokenPipeError:  # `heights selfplay | head` is fine
+        return 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -128,7 +128,7 @@ class Action:
 
     @classmethod
     def from_id(cls, action_id: int) -> Action:
-        if not isinstance(action_id, int) or not 0 <= action_id < NUM_ACTIONS:
+        if isinstance(action_id, bool) or not 0 <= action_id < NUM_ACTIONS:
             raise InvalidActionError(f"action id {action_id!r} is not in [0, {NUM_ACTIONS})")
         kind = _KIND_OF_ID[action_id]
         return cls(kind, action_id - OFFSETS[kind])

@@ -55,12 +55,24 @@ class TileDef:
     name: str
     level: int
     type: BuildingType
-    stacks: tuple[tuple[Cube, int], ...]
+    stacks: tuple[tuple[int, int], ...]  # (Cube value, height): plain ints for speed
     vp: int
     variable_vp: ScoringRef | None
     meeples: tuple[tuple[Meeple, ...], ...]
     purple: tuple[EffectRef, EffectRef] | None  # (steady, hard)
     end_bonus: ScoringRef | None
+
+    @property
+    def twins(self) -> tuple[tuple[int, ...], ...]:
+        """For each stack, the earlier stacks of the same colour and height.
+
+        Identical stacks at the same fill are one choice, not several (fewer legal
+        actions, same game).
+        """
+        return tuple(
+            tuple(j for j in range(i) if self.stacks[j] == self.stacks[i])
+            for i in range(len(self.stacks))
+        )
 
     @property
     def height(self) -> int:
@@ -174,9 +186,13 @@ def parse_catalogue(raw: dict[str, Any]) -> Catalogue:
     )
 
 
-@functools.cache
 def load_catalogue(catalogue_id: str = DEFAULT_CATALOGUE) -> Catalogue:
     """Load a catalogue shipped with the engine, by id (cached per process)."""
+    return _load_catalogue(catalogue_id)
+
+
+@functools.cache
+def _load_catalogue(catalogue_id: str) -> Catalogue:
     if not catalogue_id.replace("-", "").isalnum():
         raise CatalogueError(f"bad catalogue id {catalogue_id!r}")
     path = resources.files("heights_rules").joinpath(f"data/{catalogue_id}.json")
@@ -213,7 +229,7 @@ def _tile(index: int, raw: dict[str, Any]) -> TileDef:
         name=raw["name"],
         level=raw["level"],
         type=BuildingType[raw["type"]],
-        stacks=tuple((Cube[c], h) for c, h in raw["stacks"]),
+        stacks=tuple((int(Cube[c]), int(h)) for c, h in raw["stacks"]),
         vp=reward["vp"],
         variable_vp=_scoring(reward.get("variable_vp")),
         meeples=tuple(tuple(Meeple[c] for c in choice) for choice in reward["meeples"]),

@@ -32,10 +32,20 @@ def parse_space(text: str) -> int:
     return ROW_NAMES.index(text[0].upper()) * COLS + col
 
 
-def manhattan(a: int, b: int) -> int:
+def _manhattan(a: int, b: int) -> int:
     ra, ca = divmod(a, COLS)
     rb, cb = divmod(b, COLS)
     return abs(ra - rb) + abs(ca - cb)
+
+
+# DISTANCE[a][b]: the grid never changes shape, so distances are a table lookup.
+DISTANCE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_manhattan(a, b) for b in range(SPACES)) for a in range(SPACES)
+)
+
+
+def manhattan(a: int, b: int) -> int:
+    return DISTANCE[a][b]
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from heights_rules.frames import F, Purpose, RollKind, frame
 from heights_rules.market import (
     TRADE_PRICE,
     market_cost,
+    market_costs,
     place_costs,
     prime_costs,
     start_trade,
@@ -30,7 +31,7 @@ _WILD = OFFSETS[ActionKind.WILD]
 _BUILD = OFFSETS[ActionKind.BUILD]
 _END = OFFSETS[ActionKind.END_TURN]
 _N_MODES = len(ACTIVATE_MODES)
-_HARD, _STEADY, _EXHAUSTED = Bucket.HARD, Bucket.STEADY, Bucket.EXHAUSTED
+_HARD, _STEADY, _EXHAUSTED = int(Bucket.HARD), int(Bucket.STEADY), int(Bucket.EXHAUSTED)
 _USED = {Bucket.HARD: Bucket.USED_HARD, Bucket.STEADY: Bucket.USED_STEADY}
 _ALWAYS = frozenset(
     {Meeple.BROWN, Meeple.NAVY, Meeple.CLEAR, Meeple.BLUE, Meeple.YELLOW, Meeple.MAGENTA}
@@ -59,10 +60,11 @@ def main_legal(s: GameState, p: int) -> list[int]:
         if costs:
             budget = funds - costs[0][1]
             for level in (0, 1):
-                row = s.market[level]
-                for pos in range(MARKET_SIZE):
-                    if row[pos] >= 0 and market_cost(s, level, pos) <= budget:
-                        out.append(_BUY + level * MARKET_SIZE + pos)
+                prices = market_costs(s, level)
+                base = _BUY + level * MARKET_SIZE
+                for pos, tile in enumerate(s.market[level]):
+                    if tile >= 0 and prices[pos] <= budget:
+                        out.append(base + pos)
     for colour in range(4):
         if funds >= TRADE_PRICE[colour]:
             out.append(_TRADE + colour)
@@ -75,20 +77,38 @@ def main_legal(s: GameState, p: int) -> list[int]:
 
 def build_options(s: GameState, p: int) -> list[int]:
     """BUILD ids for p's incomplete tiles; identical stacks of a tile are offered once."""
+    held = s.cubes[p]
+    ok = [can_build_colour(s, p, c) for c in range(4)] if any(held) else None
+    if ok is None or not any(ok):
+        return []
     out = []
-    tiles = s.catalogue.tiles
+    table = _stack_table(s)
     for tile in s.owned[p]:
         if s.complete[tile]:
             continue
-        seen = set()
         fill = s.fill[tile]
         base = _BUILD + s.space_of[tile] * MAX_STACKS
-        for i, (colour, height) in enumerate(tiles[tile].stacks):
-            if fill[i] < height and (colour, height, fill[i]) not in seen:
-                seen.add((colour, height, fill[i]))
-                if can_build_colour(s, p, colour):
-                    out.append(base + i)
+        for i, colour, height, twins in table[tile]:
+            f = fill[i]
+            if f < height and ok[colour] and not any(fill[j] == f for j in twins):
+                out.append(base + i)
     return out
+
+
+_TABLES: dict[str, tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]] = {}
+
+
+def _stack_table(s: GameState) -> tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]:
+    """Per tile: (stack index, colour, height, earlier identical stacks), once per catalogue."""
+    key = s.catalogue.sha256
+    table = _TABLES.get(key)
+    if table is None:
+        table = tuple(
+            tuple((i, c, h, t.twins[i]) for i, (c, h) in enumerate(t.stacks))
+            for t in s.catalogue.tiles
+        )
+        _TABLES[key] = table
+    return table
 
 
 def _usable(s: GameState, p: int, colour: int, level: int) -> bool:
@@ -114,7 +134,7 @@ def can_take(s: GameState, p: int) -> bool:
 def upgrade_targets(s: GameState, p: int) -> list[tuple[int, int]]:
     """(colour, bucket) a Public Servant may upgrade: active, not used, not green (§4.3.3)."""
     m = s.meeples[p]
-    out = []
+    out: list[tuple[int, int]] = []
     for colour in range(len(MEEPLES)):
         if colour == Meeple.GREEN:
             continue

@@ -10,18 +10,21 @@ from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import Score
 from heights_rules.economy import gain_cube, start_payment
 from heights_rules.frames import Purpose
-from heights_rules.geometry import COLS, manhattan, space_name
+from heights_rules.geometry import COLS, DISTANCE, SPACES, manhattan, space_name
 from heights_rules.options import StartSpacing
 from heights_rules.state import GameState
 
 TRADE_PRICE = (2, 2, 2, 3)  # wood, concrete, glass: 2 any; steel: 3 any (§4.3.7)
 
 
-def market_cost(s: GameState, level: int, pos: int) -> int:
+def market_costs(s: GameState, level: int) -> tuple[int, ...]:
+    """The cost of each position of a strip (A-07; reversed under the alternate preset)."""
     costs = s.catalogue.market_costs[level]
-    if s.config.options.market_costs_reversed:
-        return costs[MARKET_SIZE - 1 - pos]
-    return costs[pos]
+    return costs[::-1] if s.config.options.market_costs_reversed else costs
+
+
+def market_cost(s: GameState, level: int, pos: int) -> int:
+    return market_costs(s, level)[pos]
 
 
 def place_costs(s: GameState, p: int) -> tuple[tuple[int, int], ...]:
@@ -33,17 +36,30 @@ def place_costs(s: GameState, p: int) -> tuple[tuple[int, int], ...]:
     cached = s._place_cache.get(p)
     if cached is not None:
         return cached
-    own = [s.space_of[t] for t in s.owned[p]]
-    geo = s.geo
-    out = []
-    for space in geo.land_spaces:
-        if s.on_cell[space] >= 0:
-            continue
-        distance = min((manhattan(space, o) for o in own), default=1) - 1
-        out.append((space, geo.prime[space] + max(0, distance)))
-    result = tuple(sorted(out, key=lambda sc: (sc[1], sc[0])))
+    near = s.near[p]
+    prime = s.geo.prime
+    on_cell = s.on_cell
+    out = [
+        (space, prime[space] + (near[space] - 1 if near[space] > 1 else 0))
+        for space in s.geo.land_spaces
+        if on_cell[space] < 0
+    ]
+    result = tuple(sorted(out, key=_by_cost))
     s._place_cache[p] = result
     return result
+
+
+def _by_cost(pair: tuple[int, int]) -> tuple[int, int]:
+    return pair[1], pair[0]
+
+
+def nearest_own(s: GameState, p: int) -> list[int]:
+    """Distance from every space to p's nearest tile (all 1 when p has none yet)."""
+    near = [1] * SPACES
+    for i, tile in enumerate(s.owned[p]):
+        row = DISTANCE[s.space_of[tile]]
+        near = list(row) if i == 0 else list(map(min, near, row))
+    return near
 
 
 def prime_costs(s: GameState) -> tuple[tuple[int, int], ...]:
@@ -52,7 +68,7 @@ def prime_costs(s: GameState) -> tuple[tuple[int, int], ...]:
     if cached is None:
         geo = s.geo
         spaces = [(sp, geo.prime[sp]) for sp in geo.land_spaces if s.on_cell[sp] < 0]
-        cached = tuple(sorted(spaces, key=lambda sc: (sc[1], sc[0])))
+        cached = tuple(sorted(spaces, key=_by_cost))
         s._place_cache[-1] = cached
     return cached
 
@@ -96,6 +112,10 @@ def put_on_map(s: GameState, p: int, tile: int, space: int) -> None:
     s.space_of[tile] = space
     s.on_cell[space] = tile
     s.owned[p].append(tile)
+    if len(s.owned[p]) == 1:
+        s.near[p] = list(DISTANCE[space])
+    else:
+        s.near[p] = list(map(min, s.near[p], DISTANCE[space]))
     s.invalidate_map()
     s.log("place", p, tile=s.catalogue.tiles[tile].id, space=space_name(space))
 

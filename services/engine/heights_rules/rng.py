@@ -34,7 +34,8 @@ class KeyedRng:
         """A uniform integer in [0, n); n is small, so the 64-bit modulo bias is negligible."""
         if n <= 0:
             raise ValueError("n must be positive")
-        return _U64.unpack_from(self.digest(purpose, *counters))[0] % n
+        value: int = _U64.unpack_from(self.digest(purpose, *counters))[0]
+        return value % n
 
     def shuffled(self, items: list[int], purpose: bytes) -> list[int]:
         """A Fisher-Yates shuffle of `items`, one keyed draw per swap."""

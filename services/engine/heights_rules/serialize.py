@@ -16,6 +16,7 @@ from heights_rules.catalogue import canonical_json, load_catalogue
 from heights_rules.errors import ReplayError
 from heights_rules.frames import F, frame
 from heights_rules.geometry import MapGeometry, Slot
+from heights_rules.market import nearest_own
 from heights_rules.options import GameConfig
 from heights_rules.rng import KeyedRng
 from heights_rules.setup import cubes_in_play
@@ -119,6 +120,7 @@ def from_dict(data: dict[str, Any]) -> GameState:
     for tile, space in enumerate(s.space_of):
         if space >= 0:
             s.on_cell[space] = tile
+    s.near = [nearest_own(s, p) for p in range(s.n_players)]
     return s
 
 

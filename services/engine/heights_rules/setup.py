@@ -45,7 +45,7 @@ def new_game(config: GameConfig, seed: int) -> GameState:
     s.fill = [(0,) * len(t.stacks) for t in catalogue.tiles]
     s.on_cell = [-1] * len(s.geo.land)
     s.tile_wild = [0] * n_tiles
-    for name, value in empty_lists(s.n_players).items():
+    for name, value in empty_lists(s.n_players, len(s.geo.land)).items():
         setattr(s, name, value)
     s.meeple_supply = list(MEEPLE_COUNTS)
     for p in range(s.n_seats):

@@ -116,7 +116,7 @@ def _placeable(s: GameState, tile: int) -> dict[int, int]:
     for (colour, height), filled in zip(t.stacks, s.fill[tile], strict=True):
         if filled < height:
             need[colour] = need.get(colour, 0) + height - filled
-    out = {}
+    out: dict[int, int] = {}
     for colour, n in need.items():
         if s.on_buildings[colour] == s.total[colour]:
             out[colour] = n  # misc cubes may be built (§5.4)

@@ -8,9 +8,9 @@ of ints or of immutable values, so `clone` is a handful of list copies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from heights_rules.actions import NUM_ACTIONS, Action
 from heights_rules.catalogue import Catalogue, load_catalogue
@@ -38,9 +38,11 @@ class Termination(StrEnum):
     ROUND_CAP = "ROUND_CAP"  # the safety valve (must never fire in normal play)
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened during one step; VP events account for every point."""
+class Event(NamedTuple):
+    """Something that happened during one step; VP events account for every point.
+
+    A NamedTuple rather than a frozen dataclass: events are made on the hot path.
+    """
 
     kind: str
     player: int
@@ -69,6 +71,7 @@ class GameState:
         "misc_in_play",
         "n_players",
         "n_seats",
+        "near",
         "on_buildings",
         "on_cell",
         "order",
@@ -116,6 +119,53 @@ class GameState:
     ads: tuple[int, ...]
     token_slot: tuple[int, ...]  # solo: neighborhood number k+1 -> grid slot
 
+    # Game flow.
+    phase: Phase
+    termination: Termination | None
+    stack: list[Frame]  # pending decisions, the top one is asked
+    order: list[int]  # starting placement: seats still to place, next first
+    round: int
+    seat: int  # whose turn it is
+    start_seat: int
+    turn_no: list[int]  # turns started, per player (a key of the dice)
+    roll_idx: int  # rolls so far this turn (a key of the dice)
+    end_round: int  # 0, or the last round once the end is triggered
+    steps: int  # actions applied so far
+
+    # The turn in progress.
+    sp: int  # Spending Power
+    bought: bool  # the one purchase of the turn is made
+    pol_vp: int  # politician VP this turn (City Tribune)
+    pol_mult: int
+    used_buildings: list[int]  # tiles whose purple ability was used this turn
+    sweeten: list[int]  # tiles to receive a Wild Token at the end of the turn
+
+    # Supplies.
+    supply: list[int]  # real cubes per colour
+    on_buildings: list[int]  # real cubes per colour on tiles
+    misc_in_play: bool
+    meeple_supply: list[int]
+
+    # Per player.
+    score: list[list[int]]  # [player][Score]
+    cubes: list[list[int]]  # [player][4 real colours + 4 misc tags]
+    meeples: list[list[int]]  # [player][colour * N_BUCKETS + bucket]
+    wild: list[int]
+    owned: list[list[int]]  # tiles in placement order
+    near: list[list[int]]  # [player][space]: distance to the nearest own tile
+    targets: list[list[int]]
+    target_choice: list[int]
+
+    # Tiles (by catalogue index) and the map.
+    owner: list[int]
+    space_of: list[int]
+    complete: list[bool]
+    fill: list[tuple[int, ...]]  # cubes per stack
+    tile_wild: list[int]  # Wild Tokens on a tile in a market
+    on_cell: list[int]  # [space] -> tile or -1
+    market: list[list[int]]  # [level][position] -> tile or -1
+    piles: list[list[int]]  # [level], top of the pile last
+
     def __init__(self) -> None:
         self._legal: list[int] | None = None
         self._place_cache: dict[int, tuple[tuple[int, int], ...]] = {}
@@ -135,9 +185,7 @@ class GameState:
     def legal_actions(self) -> list[int]:
         """The sorted ids of every legal action (empty when the game is over)."""
         if self._legal is None:
-            from heights_rules.legal import legal_actions
-
-            self._legal = legal_actions(self)
+            self._legal = _RULES.legal(self)
         return self._legal
 
     def legal_action_objects(self) -> list[Action]:
@@ -158,12 +206,10 @@ class GameState:
             raise IllegalActionError(
                 f"{Action.from_id(action_id).text()!r} is not legal now ({self.decision_text()})"
             )
-        from heights_rules.dispatch import apply_action
-
         self.events = []
         self._legal = None
         self.steps += 1
-        apply_action(self, action_id)
+        _RULES.apply(self, action_id)
         return self.events
 
     def clone(self) -> GameState:
@@ -234,6 +280,37 @@ class GameState:
         self._place_cache = {}
 
 
+class _Rules:
+    """The rule modules' entry points, bound on first use.
+
+    The rule modules import this one, so they cannot be imported at its top; binding
+    them once here keeps an import statement off the per-step path.
+    """
+
+    def __init__(self) -> None:
+        self._bound = False
+
+    def _bind(self) -> None:
+        from heights_rules.dispatch import apply_action
+        from heights_rules.legal import legal_actions
+
+        self.legal_fn: Callable[[GameState], list[int]] = legal_actions
+        self.apply_fn: Callable[[GameState, int], None] = apply_action
+        self._bound = True
+
+    def legal(self, state: GameState) -> list[int]:
+        if not self._bound:
+            self._bind()
+        return self.legal_fn(state)
+
+    def apply(self, state: GameState, action_id: int) -> None:
+        if not self._bound:
+            self._bind()
+        self.apply_fn(state, action_id)
+
+
+_RULES = _Rules()
+
 _SHARED = (
     "config",
     "catalogue",
@@ -278,7 +355,7 @@ _FLAT_LISTS = (
     "sweeten",
     "target_choice",
 )
-_NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market", "piles", "targets")
+_NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market", "piles", "targets", "near")
 
 
 def _to_id(action: int | Action | str) -> int:
@@ -301,13 +378,14 @@ def _who(player: int) -> str:
     return f"seat {player}"
 
 
-def empty_lists(n_players: int) -> dict[str, Any]:
+def empty_lists(n_players: int, spaces: int) -> dict[str, Any]:
     """Fresh per-player arrays for a new game."""
     return {
         "score": [[0] * len(SCORES) for _ in range(n_players)],
         "cubes": [[0] * (2 * len(CUBES)) for _ in range(n_players)],
         "meeples": [[0] * (len(MEEPLES) * N_BUCKETS) for _ in range(n_players)],
         "owned": [[] for _ in range(n_players)],
+        "near": [[1] * spaces for _ in range(n_players)],
         "wild": [0] * n_players,
     }
 

@@ -9,7 +9,7 @@ from heights_rules.market import place_tokens, slide_and_refill
 from heights_rules.state import GameState, Phase, Termination
 
 MAX_ACTIVE = 10
-_HARD, _STEADY, _EXHAUSTED = Bucket.HARD, Bucket.STEADY, Bucket.EXHAUSTED
+_HARD, _STEADY, _EXHAUSTED = int(Bucket.HARD), int(Bucket.STEADY), int(Bucket.EXHAUSTED)
 _PREP_ROLL_LIMIT = 10_000  # a safety bound; the chance of reaching it is 0.6**10000
 
 

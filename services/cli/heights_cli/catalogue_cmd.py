@@ -1,0 +1,51 @@
+"""`heights catalogue`: the component catalogue in force, and the rule options."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from heights_rules import DEFAULT_CATALOGUE, RuleOptions, describe_action_space, load_catalogue
+from heights_rules.errors import CatalogueError
+
+
+def register(commands: Any) -> None:
+    p: argparse.ArgumentParser = commands.add_parser(
+        "catalogue", help="print the component catalogue in force (id, hash, every item)"
+    )
+    p.add_argument("--id", default=DEFAULT_CATALOGUE, help="catalogue id")
+    p.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+    p.add_argument("--options", action="store_true", help="print the rule options and defaults")
+    p.add_argument("--actions", action="store_true", help="print the action-space layout")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.options:
+        print(json.dumps(RuleOptions().to_dict(), indent=2))
+        return 0
+    if args.actions:
+        print(json.dumps(describe_action_space(), indent=2))
+        return 0
+    try:
+        catalogue = load_catalogue(args.id)
+    except CatalogueError as err:
+        print(f"heights catalogue: {err}")
+        return 2
+    if args.json:
+        print(json.dumps({"id": catalogue.id, "sha256": catalogue.sha256, **catalogue.raw}, indent=1))
+        return 0
+    print(f"{catalogue.id}  sha256 {catalogue.sha256}")
+    print(f"{catalogue.title}")
+    for level in (1, 2):
+        tiles = [t for t in catalogue.tiles if t.level == level]
+        print(f"\nLevel {level}: {len(tiles)} plans")
+        for t in tiles:
+            stacks = " ".join(f"{c}{h}" for c, h in ((("WCGS")[c], h) for c, h in t.stacks))
+            purple = " purple" if t.purple else ""
+            print(f"  {t.name:32} {t.type.name:12} {stacks:24} {t.vp:2} VP{purple}")
+    print(f"\nBoards: {', '.join(b.id for b in catalogue.boards)}")
+    print(f"Ads: {', '.join(f'{a.id} {a.name}' for a in catalogue.ads)}")
+    print(f"Targets: {', '.join(f'{t.id} {t.name}' for t in catalogue.targets)}")
+    return 0

@@ -1,0 +1,186 @@
+"""`heights selfplay`: games between built-in bots, one JSON object per game, then a summary.
+
+Game i uses seed S+i. B is one bot name for every seat or a comma-separated list, one
+per seat. Without --json the output is a readable summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from heights_bots import BOT_NAMES, make_bot
+from heights_bots.play import play_game
+from heights_cli.options_arg import add_rule_options, parse_rule_options
+from heights_rules import DEFAULT_CATALOGUE, GameConfig, GameState, Score, outcome
+from heights_rules.replay import Replay
+
+
+def register(commands: Any) -> None:
+    p: argparse.ArgumentParser = commands.add_parser(
+        "selfplay", help="play games between built-in bots and report the results"
+    )
+    p.add_argument("--players", type=int, default=2, help="2-4 (ignored with --solo)")
+    p.add_argument("--solo", action="store_true", help="one bot against the Mayor")
+    p.add_argument("--games", type=int, default=1)
+    p.add_argument("--bots", default="greedy", help=f"one of {', '.join(BOT_NAMES)}, or a list")
+    p.add_argument("--seed", type=int, default=0, help="game i uses seed SEED+i")
+    p.add_argument("--catalogue", default=DEFAULT_CATALOGUE)
+    p.add_argument("--json", action="store_true", help="one JSON object per game, then a summary")
+    p.add_argument("--save-replays", type=Path, metavar="DIR", help="write each game's replay")
+    add_rule_options(p)
+    p.set_defaults(run=run)
+
+
+@dataclass(frozen=True, slots=True)
+class GameReport:
+    seed: int
+    bots: list[str]
+    state: GameState
+    replay: Replay
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        o = outcome(self.state)
+        decisions = sum(1 for a in self.replay.actions if a != 0)  # id 0 is the chance ROLL
+        return {
+            "seed": self.seed,
+            "players": self.state.config.players,
+            "solo": self.state.solo,
+            "bots": self.bots,
+            "rounds": o.rounds,
+            "scores": list(o.totals),
+            "scores_by_category": list(o.by_category),
+            "ranks": list(o.ranks),
+            "termination": o.termination.value,
+            "decisions": decisions,
+            "steps": len(self.replay.actions),
+            "replay_hash": self.replay.digest(),
+            "seconds": round(self.seconds, 4),
+        }
+
+
+def _bot_names(text: str, seats: int) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if len(names) == 1:
+        names *= seats
+    if len(names) != seats:
+        raise ValueError(f"--bots needs 1 or {seats} names, got {len(names)}")
+    unknown = sorted(set(names) - set(BOT_NAMES))
+    if unknown:
+        raise ValueError(f"unknown bot {unknown[0]!r}; built-in bots: {', '.join(BOT_NAMES)}")
+    return names
+
+
+def play_one(config: GameConfig, seed: int, names: list[str]) -> GameReport:
+    bots = [make_bot(name, seed=seed * 8 + seat) for seat, name in enumerate(names)]
+    start = time.perf_counter()
+    state, replay = play_game(config, seed, bots)
+    replay.seats = [f"{name}#{seat}" for seat, name in enumerate(names)]
+    return GameReport(seed, names, state, replay, time.perf_counter() - start)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        options = parse_rule_options(args.option)
+        config = GameConfig(
+            players=1 if args.solo else args.players,
+            solo=args.solo,
+            options=options,
+            catalogue_id=args.catalogue,
+        )
+        names = _bot_names(args.bots, config.players)
+        if args.games < 1:
+            raise ValueError("--games must be at least 1")
+    except (ValueError, argparse.ArgumentTypeError) as err:
+        print(f"heights selfplay: {err}", file=sys.stderr)
+        return 2
+    if args.save_replays:
+        args.save_replays.mkdir(parents=True, exist_ok=True)
+    reports = []
+    start = time.perf_counter()
+    for i in range(args.games):
+        report = play_one(config, args.seed + i, names)
+        reports.append(report)
+        if args.save_replays:
+            path = args.save_replays / f"game-{report.seed}.rhr"
+            path.write_bytes(report.replay.to_bytes())
+        if args.json:
+            print(json.dumps(report.to_dict()), flush=True)
+        else:
+            _print_game(report)
+    summary = summarize(reports, time.perf_counter() - start)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _print_summary(summary)
+    return 0
+
+
+def summarize(reports: list[GameReport], seconds: float) -> dict[str, Any]:
+    rows = [r.to_dict() for r in reports]
+    decisions = sum(row["decisions"] for row in rows)
+    steps = sum(row["steps"] for row in rows)
+    wins: dict[str, float] = {}
+    for row in rows:
+        seats = len(row["bots"])
+        winners = [s for s in range(seats) if row["ranks"][s] == 1]
+        for s in winners:
+            wins[row["bots"][s]] = wins.get(row["bots"][s], 0.0) + 1 / len(winners)
+    seat_wins = [
+        sum(1 for row in rows if row["ranks"][s] == 1) / len(rows) for s in range(len(rows[0]["bots"]))
+    ]
+    return {
+        "summary": True,
+        "games": len(rows),
+        "seconds": round(seconds, 3),
+        "games_per_sec": round(len(rows) / seconds, 3),
+        "decisions_per_sec": round(decisions / seconds, 1),
+        "steps_per_sec": round(steps / seconds, 1),
+        "mean_rounds": round(statistics.fmean(row["rounds"] for row in rows), 2),
+        "min_rounds": min(row["rounds"] for row in rows),
+        "max_rounds": max(row["rounds"] for row in rows),
+        "trigger_end_rate": sum(row["termination"] == "TRIGGER" for row in rows) / len(rows),
+        "mean_decisions": round(decisions / len(rows), 1),
+        "win_share_by_bot": {k: round(v, 2) for k, v in sorted(wins.items())},
+        "win_rate_by_seat": [round(w, 3) for w in seat_wins],
+        "mean_score_by_seat": [
+            round(statistics.fmean(row["scores"][s] for row in rows), 2)
+            for s in range(len(rows[0]["scores"]))
+        ],
+    }
+
+
+def _print_game(report: GameReport) -> None:
+    row = report.to_dict()
+    o = outcome(report.state)
+    seats = [f"{name} (seat {s})" for s, name in enumerate(report.bots)]
+    if report.state.solo:
+        seats.append("the Mayor")
+    print(
+        f"Game seed {report.seed}: {o.termination.value} after {o.rounds} rounds, "
+        f"{row['decisions']} decisions, {report.seconds:.2f} s"
+    )
+    order = sorted(range(len(seats)), key=lambda p: o.ranks[p])
+    for p in order:
+        cats = ", ".join(
+            f"{c.name.lower().replace('_', ' ')} {report.state.score[p][c]}"
+            for c in Score
+            if report.state.score[p][c]
+        )
+        print(f"  #{o.ranks[p]} {seats[p]:20} {o.totals[p]:4} VP  ({cats})")
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    print(
+        f"\n{summary['games']} game(s) in {summary['seconds']} s: "
+        f"{summary['decisions_per_sec']:.0f} decisions/s, mean {summary['mean_rounds']} rounds, "
+        f"trigger end rate {summary['trigger_end_rate']:.2f}"
+    )
+    print(f"win share by bot: {summary['win_share_by_bot']}")
