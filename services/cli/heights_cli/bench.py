@@ -74,10 +74,20 @@ def sizes(games: int, seed: int) -> dict[str, Any]:
 
 def selfplay(bot: str, players: int, games: int, seed: int) -> dict[str, Any]:
     start = time.perf_counter()
-    reports = [play_one(GameConfig(players=players), seed + g, [bot] * players) for g in range(games)]
+    reports = [
+        play_one(GameConfig(players=players), seed + g, [bot] * players) for g in range(games)
+    ]
     s = summarize(reports, time.perf_counter() - start)
-    keys = ("games", "games_per_sec", "decisions_per_sec", "mean_rounds", "min_rounds",
-            "max_rounds", "trigger_end_rate", "win_rate_by_seat")
+    keys = (
+        "games",
+        "games_per_sec",
+        "decisions_per_sec",
+        "mean_rounds",
+        "min_rounds",
+        "max_rounds",
+        "trigger_end_rate",
+        "win_rate_by_seat",
+    )
     return {"bot": bot, "players": players, **{k: s[k] for k in keys}}
 
 

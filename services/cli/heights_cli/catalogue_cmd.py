@@ -34,7 +34,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"heights catalogue: {err}")
         return 2
     if args.json:
-        print(json.dumps({"id": catalogue.id, "sha256": catalogue.sha256, **catalogue.raw}, indent=1))
+        print(
+            json.dumps({"id": catalogue.id, "sha256": catalogue.sha256, **catalogue.raw}, indent=1)
+        )
         return 0
     print(f"{catalogue.id}  sha256 {catalogue.sha256}")
     print(f"{catalogue.title}")

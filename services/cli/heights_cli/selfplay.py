@@ -134,7 +134,8 @@ def summarize(reports: list[GameReport], seconds: float) -> dict[str, Any]:
         for s in winners:
             wins[row["bots"][s]] = wins.get(row["bots"][s], 0.0) + 1 / len(winners)
     seat_wins = [
-        sum(1 for row in rows if row["ranks"][s] == 1) / len(rows) for s in range(len(rows[0]["bots"]))
+        sum(1 for row in rows if row["ranks"][s] == 1) / len(rows)
+        for s in range(len(rows[0]["bots"]))
     ]
     return {
         "summary": True,

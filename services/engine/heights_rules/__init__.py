@@ -23,10 +23,9 @@ from heights_rules.errors import (
 )
 from heights_rules.final import Outcome, outcome
 from heights_rules.options import EndTrigger, GameConfig, RuleOptions, StartSpacing
+from heights_rules.replay import ENGINE_VERSION, Replay, verify
 from heights_rules.setup import new_game
 from heights_rules.state import CHANCE, TERMINAL, Event, GameState, Phase, Termination
-
-from heights_rules.replay import ENGINE_VERSION, Replay, verify
 
 __all__ = [
     "ACTION_SPACE_VERSION",
@@ -52,8 +51,8 @@ __all__ = [
     "Meeple",
     "Outcome",
     "Phase",
-    "ReplayError",
     "Replay",
+    "ReplayError",
     "RuleOptions",
     "Score",
     "StartSpacing",

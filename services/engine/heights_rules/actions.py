@@ -176,7 +176,7 @@ class Action:
             action = cls(kind, _parse_arg(kind, words[1:]))
         except (ValueError, KeyError, IndexError) as err:
             raise InvalidActionError(f"cannot parse action {text!r}: {err}") from None
-        if action.text() != " ".join(words):
+        if action.text().lower() != " ".join(words):  # parsing ignores case
             raise InvalidActionError(f"not the canonical form: {text!r} (is {action.text()!r})")
         return action
 

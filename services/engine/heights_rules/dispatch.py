@@ -12,6 +12,7 @@ from heights_rules.frames import F, Purpose, frame
 from heights_rules.market import finish_payment, on_place, take_from_market
 from heights_rules.state import GameState
 
+
 def apply_action(s: GameState, action_id: int) -> None:
     kind, arg = split_id(action_id)
     top = s.stack[-1]

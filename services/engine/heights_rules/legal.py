@@ -77,7 +77,9 @@ def _strike(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
 
 def _upgrade(s: GameState, p: int, a: int, taken: int, c: object) -> list[int]:
     out = [_O[_K.DONE]] if taken else []
-    out.extend(_O[_K.PICK] + colour * N_BUCKETS + bucket for colour, bucket in upgrade_targets(s, p))
+    out.extend(
+        _O[_K.PICK] + colour * N_BUCKETS + bucket for colour, bucket in upgrade_targets(s, p)
+    )
     return sorted(out)
 
 
@@ -131,4 +133,3 @@ _FRAME_LEGAL = {
     F.TAKE: _take,
     F.TARGET: _target,
 }
-

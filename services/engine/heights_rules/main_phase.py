@@ -126,8 +126,8 @@ def _usable(s: GameState, p: int, colour: int, level: int) -> bool:
 
 def can_take(s: GameState, p: int) -> bool:
     primes = prime_costs(s)
-    return bool(primes) and primes[0][1] <= s.funds(p) and any(
-        t >= 0 for row in s.market for t in row
+    return (
+        bool(primes) and primes[0][1] <= s.funds(p) and any(t >= 0 for row in s.market for t in row)
     )
 
 

@@ -188,4 +188,3 @@ def place_tokens(s: GameState) -> None:
             if not limit or sum(s.wild) + sum(s.tile_wild) < limit:
                 s.tile_wild[tile] = before + 1
     s.sweeten = []
-

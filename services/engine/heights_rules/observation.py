@@ -64,7 +64,9 @@ def determinize(s: GameState, viewer: int, key: int) -> GameState:
         d.targets = [list(targets) for targets in s.targets]
         for p, targets in enumerate(d.targets):
             if p != viewer and HIDDEN in targets:
-                d.targets[p] = sorted(pool.pop() for _ in targets)
+                # A Target already chosen (and so revealed) is one of the pair.
+                known = [s.target_choice[p]] if s.target_choice[p] >= 0 else []
+                d.targets[p] = sorted(known + [pool.pop() for _ in targets[len(known) :]])
     d.events = []
     d._legal = None
     return d
@@ -100,9 +102,7 @@ def observation(s: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
         "infoset": infoset(s, viewer),
     }
     if to_move == viewer or (viewer == PUBLIC and to_move >= 0):
-        view["legal"] = [
-            {"id": a, "text": Action.from_id(a).text()} for a in s.legal_actions()
-        ]
+        view["legal"] = [{"id": a, "text": Action.from_id(a).text()} for a in s.legal_actions()]
     return view
 
 
@@ -119,7 +119,9 @@ def _player_view(s: GameState, p: int, viewer: int) -> dict[str, Any]:
         "misc_cubes": {lower(c.name): cubes[MISC + c] for c in CUBES},
         "meeples": {
             lower(colour.name): {
-                lower(b.name): m[colour * N_BUCKETS + b] for b in Bucket if m[colour * N_BUCKETS + b]
+                lower(b.name): m[colour * N_BUCKETS + b]
+                for b in Bucket
+                if m[colour * N_BUCKETS + b]
             }
             for colour in MEEPLES
             if any(m[colour * N_BUCKETS : (colour + 1) * N_BUCKETS])
@@ -170,7 +172,9 @@ def _map_view(s: GameState) -> dict[str, Any]:
             }
         spaces.append(cell)
     return {
-        "boards": [s.catalogue.boards[sl.board_side].id + ("r" if sl.rotated else "") for sl in geo.slots],
+        "boards": [
+            s.catalogue.boards[sl.board_side].id + ("r" if sl.rotated else "") for sl in geo.slots
+        ],
         "land": spaces,
     }
 

@@ -146,7 +146,10 @@ def verify(replay: Replay) -> Verification:
         done = step + 1
         if done % CHECKPOINT_EVERY == 0:
             index = done // CHECKPOINT_EVERY - 1
-            if index < len(replay.checkpoints) and state_hash(state)[:12] != replay.checkpoints[index]:
+            if (
+                index < len(replay.checkpoints)
+                and state_hash(state)[:12] != replay.checkpoints[index]
+            ):
                 return Verification(
                     False,
                     done,
@@ -158,6 +161,9 @@ def verify(replay: Replay) -> Verification:
         return Verification(False, len(replay.actions), "the recorded game does not reach its end")
     if replay.final_hash and state_hash(state) != replay.final_hash:
         return Verification(
-            False, len(replay.actions), "the final state differs from the recorded one", last_good + 1
+            False,
+            len(replay.actions),
+            "the final state differs from the recorded one",
+            last_good + 1,
         )
     return Verification(True, len(replay.actions), f"identical: {len(replay.actions)} steps")

@@ -207,8 +207,11 @@ def neighborhood_majority_rescore(s: GameState, owner: int, params: Params, anch
     tiles = s.catalogue.tiles
     vp = 0
     for n in best:
-        here = [tiles[t].vp for t in _own_completed(s, owner, _type_mask("ANY"))
-                if s.geo.neighborhood[s.space_of[t]] == n]
+        here = [
+            tiles[t].vp
+            for t in _own_completed(s, owner, _type_mask("ANY"))
+            if s.geo.neighborhood[s.space_of[t]] == n
+        ]
         vp += max(here, default=0)
     return vp
 
@@ -241,15 +244,21 @@ def neighborhood_tallest(s: GameState, owner: int, params: Params, anchor: int) 
 def neighborhoods_present(s: GameState, owner: int, params: Params, anchor: int) -> int:
     test = {"completed": params.get("completed", True), "whose": "own"}
     mask = _type_mask(params.get("types", "ANY"))
-    present = {s.geo.neighborhood[s.space_of[t]] for t in s.owned[owner]
-               if _matches(s, t, owner, test, mask)}
+    present = {
+        s.geo.neighborhood[s.space_of[t]]
+        for t in s.owned[owner]
+        if _matches(s, t, owner, test, mask)
+    }
     return len(present) * int(params["per"])
 
 
 def stack_height_at_least(s: GameState, owner: int, params: Params, anchor: int) -> int:
     tiles = s.catalogue.tiles
-    tall = [t for t in _own_completed(s, owner, _type_mask("ANY"))
-            if tiles[t].height >= int(params["height"])]
+    tall = [
+        t
+        for t in _own_completed(s, owner, _type_mask("ANY"))
+        if tiles[t].height >= int(params["height"])
+    ]
     return len(tall) * int(params["per"])
 
 

@@ -73,7 +73,9 @@ def to_dict(s: GameState) -> dict[str, Any]:
         "ads": list(s.ads),
         "phase": s.phase.value,
         "termination": s.termination.value if s.termination else None,
-        "stack": [[int(k), p, a, b, list(c) if isinstance(c, tuple) else c] for k, p, a, b, c in s.stack],
+        "stack": [
+            [int(k), p, a, b, list(c) if isinstance(c, tuple) else c] for k, p, a, b, c in s.stack
+        ],
         "fill": [list(f) for f in s.fill],
     }
     for name in _SCALARS:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from heights_rules.actions import MAX_STACKS, OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
-from heights_rules.components import Cube, Score
 from heights_rules.completion import complete_building
+from heights_rules.components import Cube, Score
 from heights_rules.economy import is_full, place_real_cube, supply_ran_out
 from heights_rules.frames import F, Purpose, frame
 from heights_rules.geometry import space_name

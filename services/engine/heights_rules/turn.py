@@ -81,7 +81,7 @@ def roll_exhausted(s: GameState, p: int) -> int:
 
 def count(s: GameState, p: int, bucket: int) -> int:
     m = s.meeples[p]
-    return sum(m[bucket :: N_BUCKETS])
+    return sum(m[bucket::N_BUCKETS])
 
 
 def resolve_roll(s: GameState) -> None:
