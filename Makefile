@@ -15,11 +15,11 @@ PIP := $(BIN)/python -m pip --quiet
 PYTEST_ARGS ?=
 LOCK_ARGS ?=
 
-.PHONY: help setup test lint fmt bench demo lock clean
+.PHONY: help setup compiled test lint fmt bench demo lock clean
 
 help: ## List every target with what it does
 	@echo "Usage: make <target>"
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-7s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 setup: $(STAMP) ## Create .venv/ with the locked dependencies and the project installed editable
 
@@ -34,7 +34,18 @@ $(BIN)/python:
 $(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
 	sed -n '/^pip==/,/[^\\]$$/p' $(LOCK) | $(PIP) install --require-hashes -r /dev/stdin
 	$(PIP) install --require-hashes -r $(LOCK)
-	$(PIP) install --no-deps --no-build-isolation -e .
+	HEIGHTS_PURE_PYTHON=1 $(PIP) install --no-deps --no-build-isolation -e .
+	touch $@
+
+# The rules core compiled with mypyc (setup.py), installed beside the sources: code run
+# with PYTHONPATH=$(COMPILED) imports the compiled engine instead of the editable one.
+COMPILED := build/compiled
+ENGINE_SOURCES := $(wildcard services/engine/heights_rules/*.py services/engine/heights_rules/data/*.json)
+compiled: $(COMPILED)/.built ## Build the mypyc-compiled engine into build/compiled/
+
+$(COMPILED)/.built: $(STAMP) setup.py $(ENGINE_SOURCES) $(wildcard services/*/heights_*/*.py)
+	rm -rf $(COMPILED)
+	$(PIP) install --no-deps --no-build-isolation --target $(COMPILED) .
 	touch $@
 
 test: setup ## Run the tests (pytest on 2 workers; PYTEST_ARGS=... to add options)
@@ -49,8 +60,8 @@ fmt: setup ## Apply ruff's fixes, then format the code
 	$(BIN)/ruff check --fix --exit-zero .
 	$(BIN)/ruff format .
 
-bench: setup ## Run the engine benchmark (heights bench)
-	$(BIN)/heights bench
+bench: compiled ## Run the benchmarks (heights bench) on the compiled engine, one core
+	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench
 
 demo: setup ## Play one self-play game of the built-in bots and print a summary
 	$(BIN)/heights selfplay --players 4 --games 1 --bots greedy,search,greedy,random --seed 1

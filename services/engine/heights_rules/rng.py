@@ -18,17 +18,22 @@ _U64 = struct.Struct("<Q")
 class KeyedRng:
     """Stateless, counter-based random draws for one game seed."""
 
-    __slots__ = ("_key",)
+    __slots__ = ("_keyed",)
 
     def __init__(self, seed: int) -> None:
         if not 0 <= seed < 2**SEED_BITS:
             raise ValueError(f"seed must be in [0, 2**{SEED_BITS}), got {seed}")
-        self._key = seed.to_bytes(8, "little")
+        # Keying BLAKE2b costs a compression of the key block; copying a keyed state
+        # does not, and every draw starts from this same state.
+        self._keyed = hashlib.blake2b(key=seed.to_bytes(8, "little"), digest_size=64)
 
     def digest(self, purpose: bytes, *counters: int) -> bytes:
         """64 pseudo-random bytes for (purpose, counters)."""
-        data = purpose + b"".join(_U64.pack(c) for c in counters)
-        return hashlib.blake2b(data, key=self._key, digest_size=64).digest()
+        h = self._keyed.copy()
+        h.update(purpose)
+        for c in counters:
+            h.update(_U64.pack(c))
+        return h.digest()
 
     def below(self, n: int, purpose: bytes, *counters: int) -> int:
         """A uniform integer in [0, n); n is small, so the 64-bit modulo bias is negligible."""
