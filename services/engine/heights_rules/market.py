@@ -130,13 +130,15 @@ def on_place(s: GameState, p: int, space: int) -> None:
     """The PLACE decision: put the tile down, then pay what the space costs."""
     _, _, purpose, tile, extra = s.stack.pop()
     cost = extra + _space_cost(s, p, space) if purpose == Purpose.BUY else s.geo.prime[space]
+    if purpose == Purpose.MAYOR:  # seat 0 chose the space, but the tile is the Mayor's
+        from heights_rules.solo import MAYOR, mayor_placed
+
+        put_on_map(s, MAYOR, tile, space)
+        mayor_placed(s, tile, space)
+        return
     put_on_map(s, p, tile, space)
     if purpose == Purpose.START:
         zoning_bonus(s, p, tile, space)
-    elif purpose == Purpose.MAYOR:
-        from heights_rules.solo import mayor_placed
-
-        mayor_placed(s, tile, space)
     else:  # a purchase pays market + prime + distance, a City Planner's take only prime
         start_payment(s, p, cost, purpose, (tile, space))
 
