@@ -11,13 +11,15 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from heights_rules.actions import ACTION_SPACE_VERSION, Action
+from heights_rules.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
 from heights_rules.catalogue import canonical_json
 from heights_rules.errors import ActionError, ReplayError
 from heights_rules.options import GameConfig
+from heights_rules.rng import SEED_BITS
 from heights_rules.serialize import state_hash
 from heights_rules.setup import new_game
 from heights_rules.state import GameState
@@ -63,18 +65,17 @@ class Replay:
         if data.get("action_space_version") != ACTION_SPACE_VERSION:
             raise ReplayError("the replay was recorded with another action space")
         try:
-            actions = [int(a) for a in data["actions"]]
             return cls(
-                config=GameConfig.from_dict(data["config"]),
-                seed=int(data["seed"]),
-                seats=[str(n) for n in data["seats"]],
-                actions=actions,
+                config=GameConfig.from_dict(_typed(data, "config", dict)),
+                seed=_seed(data.get("seed")),
+                seats=[str(n) for n in _typed(data, "seats", list)],
+                actions=[_action_id(a) for a in _typed(data, "actions", list)],
                 checkpoints=[str(c) for c in data.get("checkpoints", [])],
                 final_hash=str(data.get("final_hash", "")),
                 engine_version=str(data.get("engine_version", "")),
-                debug={int(k): str(v) for k, v in data.get("debug", {}).items()},
+                debug={int(k): str(v) for k, v in _typed(data, "debug", dict, {}).items()},
             )
-        except (KeyError, TypeError, ValueError) as err:
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ReplayError(f"malformed replay record: {err}") from None
 
     def to_bytes(self) -> bytes:
@@ -86,12 +87,31 @@ class Replay:
         try:
             text = gzip.decompress(blob) if blob[:2] == b"\x1f\x8b" else blob
             return cls.from_dict(json.loads(text))
-        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as err:
             raise ReplayError(f"unreadable replay: {err}") from None
 
     def digest(self) -> str:
         """SHA-256 of the canonical JSON: the replay's identity."""
         return hashlib.sha256(canonical_json(self.to_dict())).hexdigest()
+
+
+def _typed(data: dict[str, Any], key: str, kind: type, default: Any = None) -> Any:
+    value = data.get(key, default)
+    if not isinstance(value, kind):
+        raise ReplayError(f"malformed replay record: {key!r} must be a {kind.__name__}")
+    return value
+
+
+def _seed(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**SEED_BITS:
+        raise ReplayError("malformed replay record: seed must be an integer in [0, 2**64)")
+    return value
+
+
+def _action_id(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < NUM_ACTIONS:
+        raise ReplayError(f"malformed replay record: {value!r} is not an action id")
+    return value
 
 
 class Recorder:
@@ -122,12 +142,15 @@ class Verification:
 
 def simulate(replay: Replay, upto: int | None = None) -> GameState:
     """The state after the first `upto` actions (all of them by default)."""
-    state = new_game(replay.config, replay.seed)
+    try:
+        state = new_game(replay.config, replay.seed)
+    except ValueError as err:
+        raise ReplayError(f"cannot set up the game: {err}") from None
     for step, action in enumerate(replay.actions[:upto]):
         try:
             state.apply(action)
         except ActionError as err:
-            raise ReplayError(f"step {step}: {Action.from_id(action).text()!r}: {err}") from None
+            raise ReplayError(f"step {step}: action {action}: {err}") from None
     return state
 
 
@@ -150,20 +173,27 @@ def verify(replay: Replay) -> Verification:
                 index < len(replay.checkpoints)
                 and state_hash(state)[:12] != replay.checkpoints[index]
             ):
+                # Checkpoints bound the divergence to one window; its first step is the
+                # earliest that can differ.
                 return Verification(
                     False,
                     done,
-                    f"state differs at step {done} (it matched at step {last_good})",
-                    last_good + 1,
+                    f"state differs within steps {last_good}..{done - 1}",
+                    last_good,
                 )
             last_good = done
     if not state.is_terminal():
-        return Verification(False, len(replay.actions), "the recorded game does not reach its end")
+        return Verification(
+            False,
+            len(replay.actions),
+            "the recorded game does not reach its end",
+            len(replay.actions),
+        )
     if replay.final_hash and state_hash(state) != replay.final_hash:
         return Verification(
             False,
             len(replay.actions),
-            "the final state differs from the recorded one",
-            last_good + 1,
+            f"the final state differs from the recorded one (within steps {last_good}..)",
+            last_good,
         )
     return Verification(True, len(replay.actions), f"identical: {len(replay.actions)} steps")
