@@ -114,6 +114,12 @@ class Score(IntEnum):
 SCORES: tuple[Score, ...] = tuple(Score)
 
 
+# Names by value: an enum lookup costs more than the rest of a cheap step, and events
+# name colours on the per-step path.
+CUBE_NAMES: tuple[str, ...] = tuple(c.name for c in Cube)
+MEEPLE_NAMES: tuple[str, ...] = tuple(m.name for m in Meeple)
+
+
 def lower(name: str) -> str:
     """The canonical text form of an enum member name (`USED_HARD` -> `used-hard`)."""
     return name.lower().replace("_", "-")

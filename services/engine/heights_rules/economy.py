@@ -8,7 +8,7 @@ only once every real cube of its colour is on buildings (A-21).
 
 from __future__ import annotations
 
-from heights_rules.components import CUBES, Bucket, Cube, Meeple, Score
+from heights_rules.components import CUBE_NAMES, CUBES, MEEPLE_NAMES, Bucket, Score
 from heights_rules.frames import F, frame
 from heights_rules.options import EndTrigger
 from heights_rules.state import GameState
@@ -25,7 +25,7 @@ def gain_cube(s: GameState, p: int, colour: int) -> None:
     else:
         s.supply[colour] -= 1
         s.cubes[p][colour] += 1
-    s.log("cube", p, colour=Cube(colour).name, misc=misc)
+    s.log("cube", p, colour=CUBE_NAMES[colour], misc=misc)
     if not misc and s.supply[colour] == 0:
         supply_ran_out(s, colour)
 
@@ -33,9 +33,9 @@ def gain_cube(s: GameState, p: int, colour: int) -> None:
 def supply_ran_out(s: GameState, colour: int) -> None:
     if not s.misc_in_play:
         s.misc_in_play = True
-        s.log("misc_enters", -1, colour=Cube(colour).name)
+        s.log("misc_enters", -1, colour=CUBE_NAMES[colour])
     if s.config.options.end_trigger is EndTrigger.SUPPLY_EMPTY:
-        trigger_end(s, f"{Cube(colour).name.lower()} supply ran out")
+        trigger_end(s, f"{CUBE_NAMES[colour].lower()} supply ran out")
 
 
 def gain_wild(s: GameState, p: int, n: int) -> None:
@@ -107,7 +107,7 @@ def place_real_cube(s: GameState, colour: int) -> None:
         s.on_buildings[colour] == s.total[colour]
         and s.config.options.end_trigger is EndTrigger.CONSTRUCTED
     ):
-        trigger_end(s, f"every {Cube(colour).name.lower()} cube is on a building")
+        trigger_end(s, f"every {CUBE_NAMES[colour].lower()} cube is on a building")
 
 
 def is_full(s: GameState, tile: int) -> bool:
@@ -126,7 +126,7 @@ def gain_meeple(s: GameState, p: int, colour: int) -> None:
     """A gained meeple is non-active for the rest of the turn (§4.3.11)."""
     s.meeple_supply[colour] -= 1
     s.meeples[p][colour * len(Bucket) + Bucket.IDLE] += 1
-    s.log("meeple", p, colour=Meeple(colour).name)
+    s.log("meeple", p, colour=MEEPLE_NAMES[colour])
 
 
 def meeple_available(s: GameState, colour: int) -> bool:

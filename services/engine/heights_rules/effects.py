@@ -7,7 +7,7 @@ if it can run to the end, so a Public Figure can never lead to a dead end.
 from __future__ import annotations
 
 from heights_rules.catalogue import EffectRef
-from heights_rules.components import N_BUCKETS, Meeple, Score
+from heights_rules.components import MEEPLE_NAMES, N_BUCKETS, Meeple, Score
 from heights_rules.economy import gain_wild
 from heights_rules.frames import F, PickEffect, frame
 from heights_rules.state import GameState
@@ -112,7 +112,7 @@ def pick_meeple(s: GameState, p: int, colour: int, bucket: int) -> None:
     if effect == PickEffect.CONVERT:
         s.meeple_supply[c] -= 1
         m[c * N_BUCKETS + bucket] += 1  # the same state and position
-        s.log("convert", p, source=Meeple(colour).name, target=Meeple(c).name)
+        s.log("convert", p, source=MEEPLE_NAMES[colour], target=MEEPLE_NAMES[c])
     else:
-        s.log("sacrifice", p, colour=Meeple(colour).name)
+        s.log("sacrifice", p, colour=MEEPLE_NAMES[colour])
         s.add_score(p, Score.ABILITIES, b, "sacrifice")

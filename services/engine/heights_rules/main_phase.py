@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from heights_rules.actions import ACTIVATE_MODES, MAX_STACKS, OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
-from heights_rules.components import MEEPLES, N_BUCKETS, PRODUCES, Bucket, Meeple
+from heights_rules.components import MEEPLE_NAMES, MEEPLES, N_BUCKETS, PRODUCES, Bucket, Meeple
 from heights_rules.economy import (
     build_cube,
     can_build_colour,
@@ -149,7 +149,7 @@ def activate(s: GameState, p: int, colour: int, mode: int) -> None:
     m = s.meeples[p]
     m[colour * N_BUCKETS + bucket] -= 1
     m[colour * N_BUCKETS + _USED[bucket]] += 1
-    s.log("activate", p, colour=Meeple(colour).name, level=level)
+    s.log("activate", p, colour=MEEPLE_NAMES[colour], level=level)
     if colour in PRODUCES:
         for _ in range(level + 1):
             gain_cube(s, p, PRODUCES[Meeple(colour)])

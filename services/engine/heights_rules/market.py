@@ -36,14 +36,8 @@ def place_costs(s: GameState, p: int) -> tuple[tuple[int, int], ...]:
     cached = s._place_cache.get(p)
     if cached is not None:
         return cached
-    near = s.near[p]
-    prime = s.geo.prime
     on_cell = s.on_cell
-    out = [
-        (space, prime[space] + (near[space] - 1 if near[space] > 1 else 0))
-        for space in s.geo.land_spaces
-        if on_cell[space] < 0
-    ]
+    out = [(space, _space_cost(s, p, space)) for space in s.geo.land_spaces if on_cell[space] < 0]
     result = tuple(sorted(out, key=_by_cost))
     s._place_cache[p] = result
     return result
@@ -144,10 +138,9 @@ def on_place(s: GameState, p: int, space: int) -> None:
 
 
 def _space_cost(s: GameState, p: int, space: int) -> int:
-    for candidate, cost in place_costs(s, p):
-        if candidate == space:
-            return cost
-    raise AssertionError(f"{space_name(space)} is not an empty land space")
+    """Prime cost plus one per space between it and p's nearest tile (§4.3.8, A-06)."""
+    near = s.near[p][space]
+    return s.geo.prime[space] + (near - 1 if near > 1 else 0)
 
 
 def finish_payment(s: GameState, p: int, purpose: int, ctx: tuple[int, int]) -> None:
@@ -182,6 +175,8 @@ def start_trade(s: GameState, p: int, colour: int) -> None:
 
 def place_tokens(s: GameState) -> None:
     """End of turn: a Wild Token on each recorded tile still in a market (§4.3.8)."""
+    if not s.sweeten:
+        return
     in_market = set(s.market[0]) | set(s.market[1])
     for tile in s.sweeten:
         if tile in in_market:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from heights_rules.actions import MAX_STACKS, OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.completion import complete_building
-from heights_rules.components import Cube, Score
+from heights_rules.components import CUBE_NAMES, Score
 from heights_rules.economy import is_full, place_real_cube, supply_ran_out
 from heights_rules.frames import F, Purpose, frame
 from heights_rules.geometry import space_name
@@ -168,7 +168,7 @@ def _place(s: GameState, tile: int, stack: int) -> None:
     fill = list(s.fill[tile])
     fill[stack] += 1
     s.fill[tile] = tuple(fill)
-    s.log("build", MAYOR, tile=s.catalogue.tiles[tile].id, colour=Cube(colour).name)
+    s.log("build", MAYOR, tile=s.catalogue.tiles[tile].id, colour=CUBE_NAMES[colour])
     _, p, _, left, _ = s.stack.pop()
     s.stack.append(frame(F.MAYOR_BUILD, p, tile, left - 1))
     if is_full(s, tile):

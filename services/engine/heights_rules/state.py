@@ -359,6 +359,8 @@ _NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market", "piles", "targe
 
 
 def _to_id(action: int | Action | str) -> int:
+    if type(action) is int and 0 <= action < NUM_ACTIONS:
+        return action
     if isinstance(action, Action):
         return action.id
     if isinstance(action, str):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from heights_rules.components import MEEPLES, N_BUCKETS, Bucket, Meeple
+from heights_rules.components import MEEPLE_NAMES, MEEPLES, N_BUCKETS, Bucket
 from heights_rules.economy import MISC, gain_wild
 from heights_rules.frames import F, RollKind, frame
 from heights_rules.market import place_tokens, slide_and_refill
@@ -74,7 +74,7 @@ def roll_exhausted(s: GameState, p: int) -> int:
         m[base + _STEADY] += steady
         m[base + _EXHAUSTED] -= hard + steady
         working += hard + steady
-        results[Meeple(colour).name] = [hard, steady, n - hard - steady]
+        results[MEEPLE_NAMES[colour]] = [hard, steady, n - hard - steady]
     s.log("roll", p, results=results)
     return working
 

@@ -1,0 +1,70 @@
+"""The service's configuration: `HEIGHTS_ENGINE_*` environment variables, read once.
+
+Every variable is listed in the repository's `.env.example`. Nothing set gives a working
+development server: 127.0.0.1:50051, the in-memory store, no metrics endpoint.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+PREFIX = "HEIGHTS_ENGINE_"
+
+
+class SettingsError(ValueError):
+    """An environment variable has a value the service cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    address: str = "127.0.0.1:50051"
+    redis_url: str = ""  # empty: the in-memory store (one replica only)
+    redis_prefix: str = "heights:engine"  # every Redis key starts with it
+    metrics_port: int = 0  # 0: no Prometheus endpoint
+    metrics_address: str = "127.0.0.1"
+    cache_size: int = 1000  # live game states kept per replica
+    max_games: int = 10000  # unfinished games at once, across replicas
+    max_streams: int = 1000  # open StreamGameEvents calls per replica
+    game_ttl_seconds: int = 24 * 3600  # an unfinished game idle this long expires
+    finished_ttl_seconds: int = 30 * 24 * 3600  # a finished game kept until archived
+    token_secret: str = ""  # derives seat tokens; replicas must share it (empty: random)
+    max_message_bytes: int = 4 * 1024 * 1024
+    keepalive_time_ms: int = 30_000
+    keepalive_timeout_ms: int = 10_000
+    shutdown_grace_seconds: float = 20.0
+    log_level: str = "INFO"
+
+    def __post_init__(self) -> None:
+        positive = ("cache_size", "max_games", "max_streams", "game_ttl_seconds")
+        for name in positive + ("finished_ttl_seconds", "max_message_bytes"):
+            if getattr(self, name) <= 0:
+                raise SettingsError(f"{PREFIX}{name.upper()} must be positive")
+        if not 0 <= self.metrics_port <= 65535:
+            raise SettingsError(f"{PREFIX}METRICS_PORT must be a port number or 0")
+        if self.shutdown_grace_seconds < 0:
+            raise SettingsError(f"{PREFIX}SHUTDOWN_GRACE_SECONDS must not be negative")
+        if not self.address or ":" not in self.address:
+            raise SettingsError(f"{PREFIX}ADDRESS must be host:port")
+
+    @property
+    def store_name(self) -> str:
+        return "redis" if self.redis_url else "memory"
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from the environment (or `environ`); unset or empty variables keep defaults."""
+    env = os.environ if environ is None else environ
+    values: dict[str, object] = {}
+    for f in fields(Settings):
+        raw = env.get(PREFIX + f.name.upper(), "").strip()
+        if not raw:
+            continue
+        default = getattr(Settings(), f.name)
+        try:
+            values[f.name] = type(default)(raw)
+        except ValueError:
+            kind = type(default).__name__
+            raise SettingsError(f"{PREFIX}{f.name.upper()} must be an {kind}, not {raw!r}") from None
+    return Settings(**values)  # type: ignore[arg-type]
