@@ -15,7 +15,7 @@ PIP := $(BIN)/python -m pip --quiet
 PYTEST_ARGS ?=
 LOCK_ARGS ?=
 
-.PHONY: help setup compiled test lint fmt bench demo lock clean
+.PHONY: help setup compiled test lint fmt bench demo lock clean proto proto-check
 
 help: ## List every target with what it does
 	@echo "Usage: make <target>"
@@ -48,13 +48,32 @@ $(COMPILED)/.built: $(STAMP) setup.py $(ENGINE_SOURCES) $(wildcard services/*/he
 	$(PIP) install --no-deps --no-build-isolation --target $(COMPILED) .
 	touch $@
 
-test: setup ## Run the tests (pytest on 2 workers; PYTEST_ARGS=... to add options)
+# The suite runs on the pure-Python engine; then the golden playthroughs and the
+# determinism tests run again on the compiled engine, which must play the same games.
+test: setup compiled ## Run the tests (pytest on 2 workers; PYTEST_ARGS=... to add options)
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
+	PYTHONPATH=$(COMPILED) HEIGHTS_EXPECT_COMPILED=1 $(BIN)/pytest -n 2 -p no:cacheprovider \
+		tests/rules/test_compiled.py tests/rules/test_golden.py tests/rules/test_determinism.py
 
 lint: setup ## Check lint, formatting and types (ruff check, ruff format --check, mypy --strict)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(MAKE) --no-print-directory proto-check
+
+# The engine contract: buf lint, buf breaking against main (once main has protos/), and
+# the generated Python must match what `make proto` would write.
+BUF := $(abspath $(BIN))/buf
+proto-check: setup
+	cd protos && $(BUF) lint
+	@if git cat-file -e main:protos/buf.yaml 2>/dev/null; then \
+		echo "buf breaking against main"; \
+		cd protos && $(BUF) breaking --against '../.git#branch=main,subdir=protos'; \
+	else echo "buf breaking: skipped, main has no protos/ yet"; fi
+	$(BIN)/python protos/generate.py --check
+
+proto: setup ## Generate the engine contract's Python (protos/ -> heights_engine/proto/)
+	$(BIN)/python protos/generate.py
 
 fmt: setup ## Apply ruff's fixes, then format the code
 	$(BIN)/ruff check --fix --exit-zero .
