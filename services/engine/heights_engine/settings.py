@@ -38,7 +38,7 @@ class Settings:
 
     def __post_init__(self) -> None:
         positive = ("cache_size", "max_games", "max_streams", "game_ttl_seconds")
-        for name in positive + ("finished_ttl_seconds", "max_message_bytes"):
+        for name in (*positive, "finished_ttl_seconds", "max_message_bytes"):
             if getattr(self, name) <= 0:
                 raise SettingsError(f"{PREFIX}{name.upper()} must be positive")
         if not 0 <= self.metrics_port <= 65535:
@@ -66,5 +66,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
             values[f.name] = type(default)(raw)
         except ValueError:
             kind = type(default).__name__
-            raise SettingsError(f"{PREFIX}{f.name.upper()} must be an {kind}, not {raw!r}") from None
+            raise SettingsError(
+                f"{PREFIX}{f.name.upper()} must be an {kind}, not {raw!r}"
+            ) from None
     return Settings(**values)  # type: ignore[arg-type]

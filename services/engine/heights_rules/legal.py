@@ -13,22 +13,26 @@ from heights_rules.state import GameState
 
 _O = OFFSETS
 _K = ActionKind
+# The commonest decisions, resolved before the table lookup below.
+_MAIN, _PAY, _ROLL, _RISK, _PLACE = F.MAIN, F.PAY, F.ROLL, F.RISK, F.PLACE
+_PAY_ID, _ROLL_ID, _PLACE_ID = _O[_K.PAY], _O[_K.ROLL], _O[_K.PLACE]
+_RALLY_ID, _STOP_ID = _O[_K.RALLY], _O[_K.STOP]
 
 
 def legal_actions(s: GameState) -> list[int]:
     if not s.stack:
         return []
     kind, p, a, b, c = s.stack[-1]
-    if kind is F.MAIN:
+    if kind == _MAIN:
         return main_legal(s, p)
-    if kind is F.PAY:
-        return [_O[_K.PAY] + src for src in payment_sources(s, p)]
-    if kind is F.ROLL:
-        return [_O[_K.ROLL]]
-    if kind is F.RISK:
-        return [_O[_K.RALLY], _O[_K.STOP]]
-    if kind is F.PLACE:
-        return [_O[_K.PLACE] + space for space in _place_spaces(s, p, a, c)]
+    if kind == _PAY:
+        return [_PAY_ID + src for src in payment_sources(s, p)]
+    if kind == _ROLL:
+        return [_ROLL_ID]
+    if kind == _RISK:
+        return [_RALLY_ID, _STOP_ID]
+    if kind == _PLACE:
+        return [_PLACE_ID + space for space in _place_spaces(s, p, a, c)]
     if kind is F.MAYOR_BUILD:
         from heights_rules.solo import mayor_build_options
 

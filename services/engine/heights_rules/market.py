@@ -106,10 +106,11 @@ def put_on_map(s: GameState, p: int, tile: int, space: int) -> None:
     s.space_of[tile] = space
     s.on_cell[space] = tile
     s.owned[p].append(tile)
-    if len(s.owned[p]) == 1:
-        s.near[p] = list(DISTANCE[space])
-    else:
-        s.near[p] = list(map(min, s.near[p], DISTANCE[space]))
+    near, row = s.near[p], DISTANCE[space]
+    first = len(s.owned[p]) == 1  # before any tile every space reads 1 (no distance cost)
+    for x in range(SPACES):
+        if first or row[x] < near[x]:
+            near[x] = row[x]
     s.invalidate_map()
     s.log("place", p, tile=s.catalogue.tiles[tile].id, space=space_name(space))
 

@@ -80,8 +80,12 @@ def roll_exhausted(s: GameState, p: int) -> int:
 
 
 def count(s: GameState, p: int, bucket: int) -> int:
+    """p's meeples in one bucket, all colours."""
     m = s.meeples[p]
-    return sum(m[bucket::N_BUCKETS])
+    n = 0
+    for i in range(bucket, len(m), N_BUCKETS):
+        n += m[i]
+    return n
 
 
 def resolve_roll(s: GameState) -> None:
@@ -150,8 +154,11 @@ def end_turn(s: GameState, p: int) -> None:
     slide_and_refill(s)
     m = s.meeples[p]
     for base in range(0, len(m), N_BUCKETS):
-        n = sum(m[base : base + N_BUCKETS])
-        m[base : base + N_BUCKETS] = [n, 0, 0, 0, 0, 0]
+        n = 0
+        for i in range(base, base + N_BUCKETS):
+            n += m[i]
+            m[i] = 0
+        m[base + Bucket.IDLE] = n
     s.bought = False
     s.pol_vp = 0
     s.pol_mult = 1

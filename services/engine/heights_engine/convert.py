@@ -1,0 +1,103 @@
+"""Proto messages <-> domain values: where the generated types stop.
+
+Only this module and the servicer import `heights_engine.proto`; everything else works
+with `heights_rules` values and the service's own dataclasses.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from heights_engine.errors import invalid
+from heights_engine.proto import engine_service_pb2 as service_pb
+from heights_engine.proto import game_pb2 as pb
+from heights_engine.views import Step, View
+from heights_rules import Action, GameConfig, Outcome, RuleOptions
+from heights_rules.replay import Verification
+
+MAX_OPTIONS_JSON = 4096
+
+
+def config_from_proto(msg: pb.GameConfig) -> GameConfig:
+    """A validated configuration; INVALID_ARGUMENT (BAD_CONFIG) otherwise."""
+    try:
+        options: Any = json.loads(msg.options_json) if msg.options_json else {}
+        if len(msg.options_json) > MAX_OPTIONS_JSON or not isinstance(options, dict):
+            raise ValueError("options_json must be a JSON object of rule options")
+        extra: dict[str, Any] = {"catalogue_id": msg.catalogue_id} if msg.catalogue_id else {}
+        return GameConfig(
+            players=msg.players,
+            solo=msg.solo,
+            options=RuleOptions.from_dict(options),
+            catalogue_sha256=msg.catalogue_sha256,
+            **extra,
+        )
+    except ValueError as err:  # json, options, players and catalogue errors alike
+        raise invalid("BAD_CONFIG", str(err)) from None
+
+
+def config_to_proto(config: GameConfig) -> pb.GameConfig:
+    return pb.GameConfig(
+        players=config.players,
+        solo=config.solo,
+        catalogue_id=config.catalogue_id,
+        catalogue_sha256=config.catalogue_sha256,
+        options_json=_json(config.options.to_dict()),
+    )
+
+
+def action_to_proto(action_id: int) -> pb.Action:
+    return pb.Action(id=action_id, text=Action.from_id(action_id).text())
+
+
+def step_to_proto(step: Step) -> pb.Step:
+    return pb.Step(index=step.index, action=action_to_proto(step.action), actor=step.actor)
+
+
+def outcome_to_proto(result: Outcome) -> pb.Outcome:
+    seats = [
+        pb.SeatResult(seat=p, total=total, rank=rank, meeples=meeples)
+        for p, (total, rank, meeples) in enumerate(
+            zip(result.totals, result.ranks, result.meeples, strict=True)
+        )
+    ]
+    return pb.Outcome(
+        termination=result.termination.value,
+        rounds=result.rounds,
+        seats=seats,
+        outcome_json=_json(result.to_dict()),
+    )
+
+
+def view_to_proto(view: View) -> pb.GameView:
+    seed = pb.SeedCommitment(commitment_sha256=view.commitment, salt_hex=view.salt_hex)
+    if view.seed is not None:
+        seed.seed = view.seed
+    msg = pb.GameView(
+        game_id=view.game_id,
+        viewer=view.viewer,
+        sequence=view.sequence,
+        status=pb.GAME_STATUS_OVER if view.over else pb.GAME_STATUS_IN_PROGRESS,
+        to_move=view.to_move,
+        phase=view.phase,
+        round=view.round,
+        observation_json=_json(view.observation),
+        config=config_to_proto(view.config),
+        seat_names=list(view.seat_names),
+        seed=seed,
+    )
+    if view.outcome is not None:
+        msg.outcome.CopyFrom(outcome_to_proto(view.outcome))
+    return msg
+
+
+def verification_to_proto(result: Verification) -> service_pb.VerifyReplayResponse:
+    msg = service_pb.VerifyReplayResponse(ok=result.ok, steps=result.steps, message=result.message)
+    if not result.ok and result.first_bad_step is not None:
+        msg.first_bad_step = result.first_bad_step
+    return msg
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)

@@ -1,0 +1,84 @@
+"""The service's one error type, and its translation to gRPC statuses (the only place).
+
+Domain code raises `EngineError(Code.X, REASON, message)`; the servicer turns it (and any
+store failure) into a `google.rpc.Status` whose details hold an `ErrorInfo` with the
+reason, so clients branch on `reason`, never on message text.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+from redis.exceptions import RedisError
+
+DOMAIN = "engine.rollingheights"
+
+
+class Code(Enum):
+    """The outcomes a request can be refused with (a subset of gRPC's codes)."""
+
+    INVALID_ARGUMENT = code_pb2.INVALID_ARGUMENT
+    FAILED_PRECONDITION = code_pb2.FAILED_PRECONDITION
+    ABORTED = code_pb2.ABORTED
+    NOT_FOUND = code_pb2.NOT_FOUND
+    ALREADY_EXISTS = code_pb2.ALREADY_EXISTS
+    PERMISSION_DENIED = code_pb2.PERMISSION_DENIED
+    RESOURCE_EXHAUSTED = code_pb2.RESOURCE_EXHAUSTED
+    UNAVAILABLE = code_pb2.UNAVAILABLE
+
+
+class EngineError(Exception):
+    """A refused request; nothing was changed. `reason` is stable UPPER_SNAKE."""
+
+    def __init__(
+        self, code: Code, reason: str, message: str, metadata: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = metadata or {}
+
+
+def invalid(reason: str, message: str) -> EngineError:
+    return EngineError(Code.INVALID_ARGUMENT, reason, message)
+
+
+def not_found(game_id: str) -> EngineError:
+    return EngineError(
+        Code.NOT_FOUND, "GAME_NOT_FOUND", f"no game {game_id!r}", {"game_id": game_id}
+    )
+
+
+def stale(expected: int, actual: int) -> EngineError:
+    return EngineError(
+        Code.ABORTED,
+        "STALE_SEQUENCE",
+        f"expected sequence {expected}, but the game is at {actual}",
+        {"expected_sequence": str(expected), "sequence": str(actual)},
+    )
+
+
+def to_status(err: BaseException) -> grpc.Status:
+    """The gRPC status for an error raised while serving a request."""
+    if isinstance(err, EngineError):
+        code, reason, message, metadata = err.code, err.reason, err.message, err.metadata
+    elif isinstance(err, RedisError):
+        code, reason, message, metadata = Code.UNAVAILABLE, "STORE_UNAVAILABLE", str(err), {}
+    else:
+        raise err
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(code=code.value, message=message, details=[detail])
+    result: grpc.Status = rpc_status.to_status(status)
+    return result
+
+
+def is_store_error(err: BaseException) -> bool:
+    """Whether `err` is the store's backend failing (answered UNAVAILABLE)."""
+    return isinstance(err, RedisError)

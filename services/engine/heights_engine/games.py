@@ -1,0 +1,304 @@
+"""The authority on every game: create, read, apply, replay, over any `GameStore`.
+
+The store's log is the truth; this replica keeps live states in a bounded LRU cache and
+brings one up to date by replaying the log entries it has not seen (all of them when
+the game is not cached). An action is checked on a copy of the state, followed by the
+chance steps it leads to, and the whole batch is appended atomically at the expected
+sequence before the cache moves on: a refused request changes nothing anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from heights_engine import metrics, tokens
+from heights_engine.errors import Code, EngineError, invalid, stale
+from heights_engine.store import GameRecord, GameStore
+from heights_engine.views import SPECTATOR, Step, View, build_view
+from heights_rules import (
+    CHANCE,
+    Action,
+    GameConfig,
+    GameState,
+    IllegalActionError,
+    InvalidActionError,
+    Replay,
+    new_game,
+)
+from heights_rules.replay import Recorder, Verification, simulate, verify
+
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MAX_NAME = 64
+
+
+@dataclass(slots=True)
+class LiveGame:
+    """A game's state as this replica last saw it, with the actor of every step."""
+
+    record: GameRecord
+    config: GameConfig
+    state: GameState
+    actions: list[int]
+    actors: list[int]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def sequence(self) -> int:
+        return len(self.actions)
+
+    def view(self, viewer: int) -> View:
+        return build_view(self.record, self.config, self.state, self.sequence, viewer)
+
+    def steps(self, after: int) -> list[Step]:
+        return [Step(i, self.actions[i], self.actors[i]) for i in range(after, self.sequence)]
+
+
+def check_id(value: str, what: str) -> str:
+    if not _ID.fullmatch(value):
+        raise invalid("MALFORMED_ID", f"{what} must be 1 to 64 characters of [A-Za-z0-9_-]")
+    return value
+
+
+def play(state: GameState, action: int, actions: list[int], actors: list[int]) -> None:
+    """Apply `action`, then every chance step after it, recording each with its actor."""
+    actors.append(state.current_player())
+    state.apply(action)
+    actions.append(action)
+    while state.current_player() == CHANCE:
+        roll = state.legal_actions()[0]
+        actors.append(CHANCE)
+        state.apply(roll)
+        actions.append(roll)
+
+
+class Games:
+    """The game authority of one replica."""
+
+    def __init__(self, store: GameStore, *, cache_size: int, token_secret: bytes) -> None:
+        self.store = store
+        self._cache: OrderedDict[str, LiveGame] = OrderedDict()
+        self._cache_size = cache_size
+        self._secret = token_secret
+
+    # ------------------------------------------------------------------ writes
+    async def create(
+        self, *, request_id: str, config: GameConfig, seed: int | None, seat_names: list[str]
+    ) -> tuple[LiveGame, list[str]]:
+        check_id(request_id, "request_id")
+        names = _seat_names(seat_names, config.players)
+        fingerprint = _fingerprint(config, seed, names)
+        game_id = uuid.uuid4().hex
+        seed = tokens.new_seed() if seed is None else seed
+        salt, nonce = tokens.new_salt(), tokens.new_nonce()
+        seat_tokens = [
+            tokens.seat_token(self._secret, game_id, nonce, s) for s in range(config.players)
+        ]
+        state = new_game(config, seed)
+        actions: list[int] = []
+        actors: list[int] = []
+        while state.current_player() == CHANCE:
+            play(state, state.legal_actions()[0], actions, actors)
+        record = GameRecord(
+            game_id=game_id,
+            config=config.to_dict(),
+            seed=seed,
+            salt_hex=salt.hex(),
+            commitment=tokens.commitment(seed, salt),
+            seat_names=names,
+            token_hashes=tuple(tokens.token_hash(t) for t in seat_tokens),
+            token_nonce=nonce,
+            request_id=request_id,
+            fingerprint=fingerprint,
+            created_at=time.time(),
+        )
+        stored = await self.store.create(record, actions, state.is_terminal())
+        if stored.game_id == game_id:
+            live = LiveGame(record, config, state, actions, actors)
+            self._remember(live)
+            return live, seat_tokens
+        return await self._retried(stored, fingerprint)
+
+    async def _retried(self, stored: GameRecord, fingerprint: str) -> tuple[LiveGame, list[str]]:
+        if stored.fingerprint != fingerprint:
+            raise invalid("REQUEST_ID_REUSED", "request_id was used for a different game")
+        seat_tokens = [
+            tokens.seat_token(self._secret, stored.game_id, stored.token_nonce, s)
+            for s in range(len(stored.token_hashes))
+        ]
+        if tuple(tokens.token_hash(t) for t in seat_tokens) != stored.token_hashes:
+            raise EngineError(
+                Code.FAILED_PRECONDITION,
+                "TOKENS_UNRECOVERABLE",
+                "the game was created by a replica with another token secret",
+            )
+        return await self.synced(stored.game_id), seat_tokens
+
+    async def apply(
+        self, game_id: str, token: str, expected: int, action_id: int, text: str
+    ) -> tuple[list[Step], LiveGame, int]:
+        """Play a seat's action; the steps appended, the game and the acting seat."""
+        live = await self.synced(game_id)
+        seat = self.seat_for(live, token, required=True)
+        action = _resolve(action_id, text)
+        async with live.lock:
+            await self._catch_up(live)
+            if live.state.is_terminal():
+                raise EngineError(Code.FAILED_PRECONDITION, "GAME_OVER", "the game is over")
+            if expected != live.sequence:
+                raise stale(expected, live.sequence)
+            if live.state.current_player() != seat:
+                raise EngineError(
+                    Code.FAILED_PRECONDITION,
+                    "NOT_YOUR_TURN",
+                    f"it is seat {live.state.current_player()}'s decision, not seat {seat}'s",
+                )
+            work = live.state.clone()
+            actions: list[int] = []
+            actors: list[int] = []
+            try:
+                play(work, action, actions, actors)
+            except IllegalActionError as err:
+                raise EngineError(Code.FAILED_PRECONDITION, "ILLEGAL_ACTION", str(err)) from None
+            await self.store.append(game_id, expected, actions, work.is_terminal())
+            live.state = work
+            live.actions.extend(actions)
+            live.actors.extend(actors)
+        metrics.ACTIONS.labels("decision").inc()
+        metrics.ACTIONS.labels("chance").inc(len(actions) - 1)
+        return live.steps(expected), live, seat
+
+    async def delete(self, game_id: str) -> None:
+        check_id(game_id, "game_id")
+        self._cache.pop(game_id, None)
+        metrics.LIVE_GAMES.set(len(self._cache))
+        if not await self.store.delete(game_id):
+            raise EngineError(Code.NOT_FOUND, "GAME_NOT_FOUND", f"no game {game_id!r}")
+
+    # ------------------------------------------------------------------ reads
+    async def synced(self, game_id: str) -> LiveGame:
+        """The game, brought up to date with the store's log."""
+        check_id(game_id, "game_id")
+        live = self._cache.get(game_id)
+        if live is None:
+            metrics.CACHE.labels("miss").inc()
+            return await self._rebuild(game_id)
+        metrics.CACHE.labels("hit").inc()
+        self._cache.move_to_end(game_id)
+        async with live.lock:
+            try:
+                await self._catch_up(live)
+            except EngineError:
+                self._cache.pop(game_id, None)  # deleted or expired
+                raise
+        return live
+
+    def seat_for(self, live: LiveGame, token: str, *, required: bool = False) -> int:
+        """The seat a token belongs to; SPECTATOR without a token (unless required)."""
+        if not token:
+            if required:
+                raise invalid("SEAT_TOKEN_REQUIRED", "this call needs a seat token")
+            return SPECTATOR
+        seat = tokens.seat_of(token, live.record.token_hashes)
+        if seat is None:
+            raise EngineError(
+                Code.PERMISSION_DENIED, "BAD_SEAT_TOKEN", "the token is no seat's of this game"
+            )
+        return seat
+
+    async def replay(self, game_id: str) -> Replay:
+        live = await self.synced(game_id)
+        if not live.state.is_terminal():
+            raise EngineError(Code.FAILED_PRECONDITION, "GAME_NOT_OVER", "the game is not over")
+        return await asyncio.to_thread(_record, live)
+
+    async def state_at(self, game_id: str, step: int, viewer: int) -> tuple[View, Step | None]:
+        live = await self.synced(game_id)
+        if not live.state.is_terminal():
+            raise EngineError(Code.FAILED_PRECONDITION, "GAME_NOT_OVER", "the game is not over")
+        if not 0 <= step <= live.sequence:
+            raise invalid("STEP_OUT_OF_RANGE", f"step must be in [0, {live.sequence}]")
+        if viewer != SPECTATOR and not 0 <= viewer < live.config.players:
+            raise invalid("BAD_VIEWER", f"viewer must be -1 or a seat below {live.config.players}")
+        replay = Replay(live.config, live.record.seed, list(live.record.seat_names), live.actions)
+        state = await asyncio.to_thread(simulate, replay, step)
+        last = Step(step - 1, live.actions[step - 1], live.actors[step - 1]) if step else None
+        return build_view(live.record, live.config, state, step, viewer), last
+
+    @staticmethod
+    async def verify(blob: bytes) -> Verification:
+        from heights_rules import ReplayError
+
+        try:
+            replay = Replay.from_bytes(blob)
+        except ReplayError as err:
+            raise invalid("MALFORMED_REPLAY", str(err)) from None
+        return await asyncio.to_thread(verify, replay)
+
+    # ------------------------------------------------------------------ cache
+    async def _rebuild(self, game_id: str) -> LiveGame:
+        record = await self.store.load(game_id)
+        log = await self.store.actions(game_id)
+        config = GameConfig.from_dict(record.config)
+        state = new_game(config, record.seed)
+        actors: list[int] = []
+        for action in log:
+            actors.append(state.current_player())
+            state.apply(action)
+        live = self._cache.get(game_id)
+        if live is not None:  # another request rebuilt it meanwhile
+            return live
+        live = LiveGame(record, config, state, list(log), actors)
+        self._remember(live)
+        return live
+
+    async def _catch_up(self, live: LiveGame) -> None:
+        for action in await self.store.actions(live.record.game_id, live.sequence):
+            live.actors.append(live.state.current_player())
+            live.state.apply(action)
+            live.actions.append(action)
+
+    def _remember(self, live: LiveGame) -> None:
+        self._cache[live.record.game_id] = live
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        metrics.LIVE_GAMES.set(len(self._cache))
+
+
+def _resolve(action_id: int, text: str) -> int:
+    try:
+        parsed = Action.parse(text).id if text else Action.from_id(action_id).id
+    except (InvalidActionError, ValueError) as err:
+        raise invalid("INVALID_ACTION", str(err)) from None
+    if text and action_id and action_id != parsed:
+        raise invalid("ACTION_MISMATCH", f"action id {action_id} is not {text!r}")
+    return parsed
+
+
+def _seat_names(names: list[str], players: int) -> tuple[str, ...]:
+    if not names:
+        return tuple(f"seat {s}" for s in range(players))
+    if len(names) != players:
+        raise invalid("BAD_SEAT_NAMES", f"give no seat names or exactly {players}")
+    if any(not n or len(n) > MAX_NAME for n in names):
+        raise invalid("BAD_SEAT_NAMES", f"a seat name has 1 to {MAX_NAME} characters")
+    return tuple(names)
+
+
+def _fingerprint(config: GameConfig, seed: int | None, names: tuple[str, ...]) -> str:
+    doc: dict[str, Any] = {"config": config.to_dict(), "seed": seed, "seats": list(names)}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def _record(live: LiveGame) -> Replay:
+    recorder = Recorder(new_game(live.config, live.record.seed), list(live.record.seat_names))
+    for action in live.actions:
+        recorder.apply(action)
+    return recorder.replay

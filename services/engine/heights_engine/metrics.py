@@ -1,0 +1,75 @@
+"""Prometheus metrics of the service, served on their own HTTP port.
+
+Calls, latencies and errors are counted by an interceptor per RPC method and status
+code; the game authority counts cache hits and misses and reports the live games it
+holds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+from grpc import aio
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+_Req = TypeVar("_Req")
+_Resp = TypeVar("_Resp")
+
+CALLS = Counter("heights_engine_calls_total", "RPCs handled", ["method", "code"])
+LATENCY = Histogram(
+    "heights_engine_call_seconds",
+    "RPC latency (streams: until the stream ends)",
+    ["method"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60),
+)
+ERRORS = Counter("heights_engine_errors_total", "RPCs refused, by status code", ["method", "code"])
+LIVE_GAMES = Gauge("heights_engine_live_games", "game states held in this replica's cache")
+CACHE = Counter("heights_engine_cache_total", "game state look-ups", ["result"])
+ACTIONS = Counter("heights_engine_actions_total", "actions appended", ["kind"])
+
+
+def serve_metrics(port: int, address: str) -> None:
+    """Start the /metrics endpoint in a background thread (port 0: do nothing)."""
+    if port:
+        start_http_server(port, addr=address)
+
+
+class MetricsInterceptor(aio.ServerInterceptor):
+    """Counts every unary call by method and final status code, and times it."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[_Req, _Resp] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[_Req, _Resp] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        method = str(handler_call_details.method).rsplit("/", 1)[-1]
+        inner: Any = handler.unary_unary  # an async function under grpc.aio
+
+        async def timed(request: Any, context: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await inner(request, context)
+            finally:
+                record(method, context.code(), time.perf_counter() - start)
+
+        return grpc.unary_unary_rpc_method_handler(
+            timed,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+def record(method: str, code: Any, seconds: float) -> None:
+    name = code.name if isinstance(code, grpc.StatusCode) else "OK"
+    CALLS.labels(method, name).inc()
+    LATENCY.labels(method).observe(seconds)
+    if name != "OK":
+        ERRORS.labels(method, name).inc()

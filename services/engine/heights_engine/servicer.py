@@ -1,0 +1,200 @@
+"""EngineService over gRPC: thin handlers that convert, call `Games`, and convert back.
+
+Every refusal leaves through `_refuse`, which aborts with the status `errors.to_status`
+builds; nothing else here decides what an error means.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import wraps
+from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
+
+from grpc import aio
+
+from heights_engine import convert, errors
+from heights_engine.errors import Code, EngineError, invalid
+from heights_engine.games import Games
+from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
+from heights_engine.views import SPECTATOR
+
+log = logging.getLogger("heights_engine")
+Context = aio.ServicerContext[Any, Any]
+P = ParamSpec("P")
+R = TypeVar("R")
+STREAM_POLL_SECONDS = 15.0
+
+
+async def _refuse(context: Context, err: BaseException, method: str, game_id: str) -> NoReturn:
+    status = errors.to_status(err)
+    reason = err.reason if isinstance(err, EngineError) else "STORE_UNAVAILABLE"
+    extra = {"game_id": game_id, "method": method, "reason": reason}
+    log.info("refused: %s", status.details, extra=extra)
+    await context.abort(status.code, status.details, status.trailing_metadata)
+    raise AssertionError("unreachable: abort raises")
+
+
+def refusing(
+    handler: Callable[Concatenate[EngineServicer, Any, Context, P], Awaitable[R]],
+) -> Callable[Concatenate[EngineServicer, Any, Context, P], Awaitable[R]]:
+    """Turn the domain's refusals (and store outages) into gRPC statuses."""
+
+    @wraps(handler)
+    async def wrapper(
+        self: EngineServicer, request: Any, context: Context, *args: P.args, **kwargs: P.kwargs
+    ) -> R:
+        try:
+            return await handler(self, request, context, *args, **kwargs)
+        except Exception as err:
+            if not isinstance(err, EngineError) and not errors.is_store_error(err):
+                raise
+            await _refuse(context, err, handler.__name__, getattr(request, "game_id", ""))
+
+    return wrapper  # type: ignore[return-value]  # functools' _Wrapped is this callable
+
+
+class EngineServicer(pb_grpc.EngineServiceServicer):
+    def __init__(self, games: Games, *, max_streams: int) -> None:
+        self.games = games
+        self.max_streams = max_streams
+        self.open_streams = 0
+
+    @refusing
+    async def CreateGame(  # noqa: N802 (gRPC method names)
+        self, request: pb.CreateGameRequest, context: Context
+    ) -> pb.CreateGameResponse:
+        config = convert.config_from_proto(request.config)
+        live, seat_tokens = await self.games.create(
+            request_id=request.request_id,
+            config=config,
+            seed=request.seed if request.HasField("seed") else None,
+            seat_names=list(request.seat_names),
+        )
+        log.info("game created", extra={"game_id": live.record.game_id})
+        view = convert.view_to_proto(live.view(SPECTATOR))
+        return pb.CreateGameResponse(game=view, seat_tokens=seat_tokens)
+
+    @refusing
+    async def GetGame(  # noqa: N802
+        self, request: pb.GetGameRequest, context: Context
+    ) -> pb.GetGameResponse:
+        live = await self.games.synced(request.game_id)
+        viewer = self.games.seat_for(live, request.seat_token)
+        return pb.GetGameResponse(game=convert.view_to_proto(live.view(viewer)))
+
+    @refusing
+    async def ListLegalActions(  # noqa: N802
+        self, request: pb.ListLegalActionsRequest, context: Context
+    ) -> pb.ListLegalActionsResponse:
+        live = await self.games.synced(request.game_id)
+        seat = self.games.seat_for(live, request.seat_token, required=True)
+        state = live.state
+        to_move = -1 if state.is_terminal() else state.current_player()
+        legal = state.legal_actions() if to_move == seat else []
+        return pb.ListLegalActionsResponse(
+            sequence=live.sequence,
+            to_move=to_move,
+            actions=[convert.action_to_proto(a) for a in legal],
+            decision=state.decision_text() if to_move == seat else "",
+        )
+
+    @refusing
+    async def ApplyAction(  # noqa: N802
+        self, request: pb.ApplyActionRequest, context: Context
+    ) -> pb.ApplyActionResponse:
+        if not request.HasField("action"):
+            raise invalid("ACTION_REQUIRED", "the request names no action")
+        steps, live, seat = await self.games.apply(
+            request.game_id,
+            request.seat_token,
+            request.expected_sequence,
+            request.action.id,
+            request.action.text,
+        )
+        log.info(
+            "action applied",
+            extra={"game_id": request.game_id, "seat": seat, "sequence": live.sequence},
+        )
+        return pb.ApplyActionResponse(
+            steps=[convert.step_to_proto(s) for s in steps],
+            game=convert.view_to_proto(live.view(seat)),
+        )
+
+    async def StreamGameEvents(  # noqa: N802
+        self, request: pb.StreamGameEventsRequest, context: Context
+    ) -> AsyncIterator[pb.StreamGameEventsResponse]:
+        if self.open_streams >= self.max_streams:
+            err = EngineError(
+                Code.RESOURCE_EXHAUSTED, "TOO_MANY_STREAMS", f"{self.open_streams} streams open"
+            )
+            await _refuse(context, err, "StreamGameEvents", request.game_id)
+        self.open_streams += 1
+        try:
+            async for message in self._stream(request):
+                yield message
+        except Exception as err:
+            if not isinstance(err, EngineError) and not errors.is_store_error(err):
+                raise
+            await _refuse(context, err, "StreamGameEvents", request.game_id)
+        finally:
+            self.open_streams -= 1
+
+    async def _stream(
+        self, request: pb.StreamGameEventsRequest
+    ) -> AsyncIterator[pb.StreamGameEventsResponse]:
+        if request.after_sequence < 0:
+            raise invalid("BAD_SEQUENCE", "after_sequence must not be negative")
+        live = await self.games.synced(request.game_id)
+        viewer = self.games.seat_for(live, request.seat_token)
+        yield pb.StreamGameEventsResponse(game=convert.view_to_proto(live.view(viewer)))
+        sent = min(request.after_sequence, live.sequence)
+        while True:
+            # Built before the first yield: the state may move on while a message is sent.
+            batch = [
+                pb.StreamGameEventsResponse(step=convert.step_to_proto(s)) for s in live.steps(sent)
+            ]
+            if batch:
+                batch[-1].game.CopyFrom(convert.view_to_proto(live.view(viewer)))
+            sent, over = live.sequence, live.state.is_terminal()
+            for message in batch:
+                yield message
+            if over:
+                return
+            await self.games.store.wait(request.game_id, sent, STREAM_POLL_SECONDS)
+            live = await self.games.synced(request.game_id)
+
+    @refusing
+    async def GetReplay(  # noqa: N802
+        self, request: pb.GetReplayRequest, context: Context
+    ) -> pb.GetReplayResponse:
+        replay = await self.games.replay(request.game_id)
+        return pb.GetReplayResponse(
+            replay=replay.to_bytes(), replay_sha256=replay.digest(), steps=len(replay.actions)
+        )
+
+    @refusing
+    async def VerifyReplay(  # noqa: N802
+        self, request: pb.VerifyReplayRequest, context: Context
+    ) -> pb.VerifyReplayResponse:
+        return convert.verification_to_proto(await self.games.verify(request.replay))
+
+    @refusing
+    async def GetStateAtStep(  # noqa: N802
+        self, request: pb.GetStateAtStepRequest, context: Context
+    ) -> pb.GetStateAtStepResponse:
+        viewer = request.viewer if request.HasField("viewer") else SPECTATOR
+        view, last = await self.games.state_at(request.game_id, request.step, viewer)
+        response = pb.GetStateAtStepResponse(game=convert.view_to_proto(view))
+        if last is not None:
+            response.last_step.CopyFrom(convert.step_to_proto(last))
+        return response
+
+    @refusing
+    async def DeleteGame(  # noqa: N802
+        self, request: pb.DeleteGameRequest, context: Context
+    ) -> pb.DeleteGameResponse:
+        await self.games.delete(request.game_id)
+        log.info("game deleted", extra={"game_id": request.game_id})
+        return pb.DeleteGameResponse()

@@ -1,0 +1,74 @@
+"""What a viewer is shown: the domain form of a game view, built from a state.
+
+A seat sees its own observation (its information set); without a seat token a caller
+is a spectator and sees the public observation without the list of legal actions. The
+seed and its salt appear only once the game is over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from heights_engine.store import GameRecord
+from heights_rules import GameConfig, GameState, Outcome, outcome
+from heights_rules.observation import PUBLIC
+
+SPECTATOR = PUBLIC
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One entry of a game's log; `actor` is the deciding seat, or -1 for chance."""
+
+    index: int
+    action: int
+    actor: int
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    game_id: str
+    viewer: int
+    sequence: int
+    over: bool
+    to_move: int
+    phase: str
+    round: int
+    observation: dict[str, Any]
+    config: GameConfig
+    seat_names: tuple[str, ...]
+    commitment: str
+    seed: int | None
+    salt_hex: str
+    outcome: Outcome | None
+
+
+def observe(state: GameState, viewer: int) -> dict[str, Any]:
+    """The observation for a seat, or the public one (without legal actions)."""
+    data = state.observation(viewer)
+    if viewer == SPECTATOR:
+        data["legal"] = []
+    return data
+
+
+def build_view(
+    record: GameRecord, config: GameConfig, state: GameState, sequence: int, viewer: int
+) -> View:
+    over = state.is_terminal()
+    return View(
+        game_id=record.game_id,
+        viewer=viewer,
+        sequence=sequence,
+        over=over,
+        to_move=-1 if over else state.current_player(),
+        phase=state.phase.value,
+        round=state.round,
+        observation=observe(state, viewer),
+        config=config,
+        seat_names=record.seat_names,
+        commitment=record.commitment,
+        seed=record.seed if over else None,
+        salt_hex=record.salt_hex if over else "",
+        outcome=outcome(state) if over else None,
+    )
