@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from heights_cli import bench, catalogue_cmd, selfplay, stats, verify_cmd
+from heights_cli import bench, catalogue_cmd, engine_cmd, selfplay, stats, verify_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,7 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rolling Heights Arena: rules engine, built-in bots and tools.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (selfplay, verify_cmd, catalogue_cmd, stats, bench):
+    for module in (selfplay, verify_cmd, catalogue_cmd, stats, bench, engine_cmd):
         module.register(commands)
     return parser
 

@@ -31,6 +31,7 @@ from heights_rules import (
     IllegalActionError,
     InvalidActionError,
     Replay,
+    ReplayError,
     new_game,
 )
 from heights_rules.replay import Recorder, Verification, simulate, verify
@@ -234,8 +235,6 @@ class Games:
 
     @staticmethod
     async def verify(blob: bytes) -> Verification:
-        from heights_rules import ReplayError
-
         try:
             replay = Replay.from_bytes(blob)
         except ReplayError as err:

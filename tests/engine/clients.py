@@ -1,0 +1,149 @@
+"""Test clients of the engine service: each `SeatClient` holds one seat's token only."""
+
+from __future__ import annotations
+
+import random
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
+from heights_engine.proto import game_pb2
+
+SHORT = '{"round_cap": 3}'  # games that end after three rounds: full games in a second
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def stub(address: str) -> pb_grpc.EngineServiceStub:
+    return pb_grpc.EngineServiceStub(grpc.insecure_channel(address))
+
+
+def status_code(err: grpc.RpcError) -> grpc.StatusCode:
+    """The code of a refused call (the stubs do not say RpcError is also a Call)."""
+    code: grpc.StatusCode = getattr(err, "code")()  # noqa: B009
+    return code
+
+
+def error_reason(err: grpc.RpcError) -> str:
+    """The ErrorInfo reason of a refused call."""
+    status = rpc_status.from_call(err)
+    assert status is not None, f"no rich status in {err}"
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            reason: str = info.reason
+            return reason
+    raise AssertionError("no ErrorInfo in the status details")
+
+
+def wait_healthy(
+    address: str, timeout: float = 20.0, alive: Callable[[], bool] = lambda: True
+) -> None:
+    channel = grpc.insecure_channel(address)
+    health = health_pb2_grpc.HealthStub(channel)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+            if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                return
+        except grpc.RpcError:
+            pass
+        if time.monotonic() > deadline or not alive():
+            raise AssertionError(f"no healthy server at {address}")
+        time.sleep(0.05)
+
+
+def create_game(
+    engine: pb_grpc.EngineServiceStub,
+    *,
+    players: int = 2,
+    solo: bool = False,
+    seed: int | None = 11,
+    options: str = SHORT,
+    request_id: str | None = None,
+) -> pb.CreateGameResponse:
+    request = pb.CreateGameRequest(
+        request_id=request_id or uuid.uuid4().hex,
+        config=game_pb2.GameConfig(players=players, solo=solo, options_json=options),
+    )
+    if seed is not None:
+        request.seed = seed
+    response: pb.CreateGameResponse = engine.CreateGame(request, timeout=10)
+    return response
+
+
+@dataclass
+class SeatClient:
+    """A player that knows only its own token and sees only its own view."""
+
+    engine: pb_grpc.EngineServiceStub
+    game_id: str
+    token: str
+    rng: random.Random
+    seen: list[str] = field(default_factory=list)  # every observation it was shown
+
+    def view(self) -> game_pb2.GameView:
+        reply = self.engine.GetGame(
+            pb.GetGameRequest(game_id=self.game_id, seat_token=self.token), timeout=10
+        )
+        self.seen.append(reply.game.observation_json)
+        game: game_pb2.GameView = reply.game
+        return game
+
+    def play_if_my_turn(self) -> bool:
+        """Make one decision if it is this seat's; whether it did."""
+        view = self.view()
+        if view.status == game_pb2.GAME_STATUS_OVER or view.to_move != view.viewer:
+            return False
+        legal = self.engine.ListLegalActions(
+            pb.ListLegalActionsRequest(game_id=self.game_id, seat_token=self.token), timeout=10
+        )
+        action = self.rng.choice(list(legal.actions))
+        reply = self.engine.ApplyAction(
+            pb.ApplyActionRequest(
+                game_id=self.game_id,
+                seat_token=self.token,
+                expected_sequence=legal.sequence,
+                action=game_pb2.Action(id=action.id),
+            ),
+            timeout=10,
+        )
+        self.seen.append(reply.game.observation_json)
+        return True
+
+
+def seat_clients(
+    engine: pb_grpc.EngineServiceStub, created: pb.CreateGameResponse, seed: int = 0
+) -> list[SeatClient]:
+    return [
+        SeatClient(engine, created.game.game_id, token, random.Random(seed * 10 + seat))
+        for seat, token in enumerate(created.seat_tokens)
+    ]
+
+
+def play_out(clients: list[SeatClient], max_decisions: int = 100_000) -> int:
+    """Let every seat play when it is its turn until the game ends; decisions made."""
+    decisions = 0
+    while decisions < max_decisions:
+        moved = [client.play_if_my_turn() for client in clients]
+        decisions += sum(moved)
+        if not any(moved):
+            view = clients[0].view()
+            assert view.status == game_pb2.GAME_STATUS_OVER, "nobody could move"
+            return decisions
+    raise AssertionError("the game did not end")

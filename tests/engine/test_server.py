@@ -1,0 +1,160 @@
+"""The server around the service: health, reflection, metrics, settings, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+
+import grpc
+import pytest
+from google.protobuf import descriptor_pool
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+from tests.engine.clients import create_game, free_port, status_code, stub, wait_healthy
+from tests.engine.conftest import InProcessServer
+
+from heights_engine.metrics import serve_metrics
+from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.settings import Settings, SettingsError, load_settings
+
+SERVICE = "rollingheights.engine.v1.EngineService"
+
+
+def test_health(memory_server: str) -> None:
+    health = health_pb2_grpc.HealthStub(grpc.insecure_channel(memory_server))
+    for name in ("", SERVICE):
+        reply = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_reflection_lists_and_describes_the_service(memory_server: str) -> None:
+    database = ProtoReflectionDescriptorDatabase(grpc.insecure_channel(memory_server))
+    services = set(database.get_services())
+    assert {SERVICE, "grpc.health.v1.Health"} <= services
+    pool = descriptor_pool.DescriptorPool(database)
+    service = pool.FindServiceByName(SERVICE)
+    methods = {m.name for m in service.methods}
+    assert {"CreateGame", "ApplyAction", "StreamGameEvents", "GetStateAtStep"} <= methods
+    check = pool.FindServiceByName("grpc.health.v1.Health").methods_by_name["Check"]
+    assert check.output_type.full_name == "grpc.health.v1.HealthCheckResponse"
+
+
+@pytest.mark.skipif(shutil.which("grpcurl") is None, reason="grpcurl is not installed")
+def test_grpcurl_lists_the_service_and_checks_health(memory_server: str) -> None:
+    def grpcurl(*args: str) -> str:
+        command = ["grpcurl", "-plaintext", *args]
+        return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+    assert SERVICE in grpcurl(memory_server, "list").split()
+    reply = json.loads(grpcurl(memory_server, "grpc.health.v1.Health/Check"))
+    assert reply["status"] == "SERVING"
+
+
+def test_metrics_endpoint(server_factory: Callable[..., InProcessServer]) -> None:
+    port = free_port()
+    server = server_factory()
+    serve_metrics(port, "127.0.0.1")  # `serve` starts it; the in-process fixture does not
+    engine = stub(server.address)
+    created = create_game(engine)
+    engine.GetGame(pb.GetGameRequest(game_id=created.game.game_id))
+    with pytest.raises(grpc.RpcError):
+        engine.GetGame(pb.GetGameRequest(game_id="f" * 32))
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+        text = reply.read().decode()
+    assert 'heights_engine_calls_total{code="OK",method="CreateGame"}' in text
+    assert 'heights_engine_errors_total{code="NOT_FOUND",method="GetGame"}' in text
+    assert "heights_engine_call_seconds_bucket" in text
+    assert "heights_engine_live_games" in text
+    assert 'heights_engine_cache_total{result="hit"}' in text
+
+
+def test_deadlines_are_honoured(memory_server: str) -> None:
+    engine = stub(memory_server)
+    created = create_game(engine)
+    request = pb.StreamGameEventsRequest(game_id=created.game.game_id)
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as caught:
+        list(engine.StreamGameEvents(request, timeout=0.5))  # nobody plays: it waits
+    assert status_code(caught.value) == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert time.monotonic() - started < 5
+    engine.GetGame(pb.GetGameRequest(game_id=created.game.game_id), timeout=5)
+
+
+def test_settings_from_the_environment() -> None:
+    env = {
+        "HEIGHTS_ENGINE_ADDRESS": "0.0.0.0:6000",
+        "HEIGHTS_ENGINE_CACHE_SIZE": "12",
+        "HEIGHTS_ENGINE_REDIS_URL": "redis://r:6379/2",
+        "HEIGHTS_ENGINE_SHUTDOWN_GRACE_SECONDS": "1.5",
+        "HEIGHTS_ENGINE_METRICS_PORT": "",
+    }
+    settings = load_settings(env)
+    assert settings == Settings(
+        address="0.0.0.0:6000",
+        cache_size=12,
+        redis_url="redis://r:6379/2",
+        shutdown_grace_seconds=1.5,
+    )
+    assert settings.store_name == "redis"
+    assert load_settings({}) == Settings()
+    with pytest.raises(SettingsError, match="CACHE_SIZE"):
+        load_settings({"HEIGHTS_ENGINE_CACHE_SIZE": "lots"})
+    with pytest.raises(SettingsError, match="MAX_GAMES"):
+        load_settings({"HEIGHTS_ENGINE_MAX_GAMES": "0"})
+    with pytest.raises(SettingsError, match="ADDRESS"):
+        load_settings({"HEIGHTS_ENGINE_ADDRESS": "nowhere"})
+
+
+def test_env_example_lists_every_setting() -> None:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, ".env.example")) as f:
+        text = f.read()
+    for name in Settings.__dataclass_fields__:
+        assert f"HEIGHTS_ENGINE_{name.upper()}=" in text
+
+
+def test_heights_engine_serve(tmp_path: object) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEIGHTS_ENGINE_")}
+    env["HEIGHTS_ENGINE_LOG_LEVEL"] = "INFO"
+    command = [sys.executable, "-m", "heights_cli.main", "engine", "serve"]
+    proc = subprocess.Popen(
+        [*command, "--address", f"127.0.0.1:{port}"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_healthy(f"127.0.0.1:{port}")
+        create_game(stub(f"127.0.0.1:{port}"))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    lines = [json.loads(line) for line in err.splitlines()]
+    assert any("in memory" in line["message"] for line in lines)
+    created = [line for line in lines if line["message"] == "game created"]
+    assert len(created) == 1
+    assert len(created[0]["game_id"]) == 32
+
+
+def test_bad_settings_exit_with_a_message() -> None:
+    env = dict(os.environ, HEIGHTS_ENGINE_CACHE_SIZE="-1")
+    result = subprocess.run(
+        [sys.executable, "-m", "heights_engine"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "HEIGHTS_ENGINE_CACHE_SIZE must be positive" in result.stderr
