@@ -1,1 +1,26 @@
-"""Built-in bots that play through observations."""
+"""Built-in bots: `random`, `greedy` and `search`, and helpers to play games with them.
+
+Build one with `make_bot(name, seed, **budget)`; a bot's `act(state, seat)` returns a
+legal action id using only what that seat may know. `play_game` plays and records one
+game, `run_games` a series with seats rotated.
+"""
+
+from heights_bots.bot import BOT_NAMES, Bot, make_bot
+from heights_bots.greedy import GreedyBot
+from heights_bots.play import GameRecord, SeriesSummary, play_game, run_games, summarize
+from heights_bots.random_bot import RandomBot
+from heights_bots.search import SearchBot
+
+__all__ = [
+    "BOT_NAMES",
+    "Bot",
+    "GameRecord",
+    "GreedyBot",
+    "RandomBot",
+    "SearchBot",
+    "SeriesSummary",
+    "make_bot",
+    "play_game",
+    "run_games",
+    "summarize",
+]

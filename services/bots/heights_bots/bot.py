@@ -1,0 +1,69 @@
+"""The bot interface and the registry of built-in bots.
+
+A bot is handed a state and the seat it plays, and returns one legal action id. The
+state may be the true game or any determinization of the seat's information set
+(`heights_rules.observation`), so a bot reads only what the seat may know: the public
+state and `state.targets[seat]`. It never reads the draw piles' order, other seats'
+Targets, or the seed and generator of the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from heights_rules.state import GameState
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """Chooses actions for one seat."""
+
+    name: str
+
+    def act(self, state: GameState, seat: int) -> int:
+        """A legal action id for `seat`, which must be the player to decide."""
+        ...
+
+    def act_with_note(self, state: GameState, seat: int) -> tuple[int, str]:
+        """The same action as `act`, with a short note on why (for replays and logs)."""
+        ...
+
+
+def _random(seed: int, **budget: Any) -> Bot:
+    from heights_bots.random_bot import RandomBot
+
+    return RandomBot(seed)
+
+
+def _greedy(seed: int, **budget: Any) -> Bot:
+    from heights_bots.greedy import GreedyBot
+
+    return GreedyBot(seed)
+
+
+def _search(seed: int, **budget: Any) -> Bot:
+    from heights_bots.search import SearchBot
+
+    return SearchBot(seed, **budget)
+
+
+_REGISTRY: dict[str, Callable[..., Bot]] = {
+    "random": _random,
+    "greedy": _greedy,
+    "search": _search,
+}
+BOT_NAMES: tuple[str, ...] = tuple(_REGISTRY)
+
+
+def make_bot(name: str, seed: int, **budget: Any) -> Bot:
+    """A built-in bot by name (`random`, `greedy` or `search`).
+
+    `budget` is read by bots that search (`iterations=`, `seconds=`; see `SearchBot`)
+    and ignored by the others, so one budget can be passed to every seat of a match.
+    """
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}; built-in bots: {', '.join(BOT_NAMES)}") from None
+    return factory(seed, **budget)

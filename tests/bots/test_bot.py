@@ -1,0 +1,55 @@
+"""The bot interface and the registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from heights_bots import BOT_NAMES, Bot, make_bot
+from heights_bots.greedy import GreedyBot
+from heights_bots.random_bot import RandomBot
+from heights_bots.search import SearchBot
+from heights_rules.options import GameConfig
+from heights_rules.setup import new_game
+
+
+def test_registry_builds_every_named_bot() -> None:
+    assert BOT_NAMES == ("random", "greedy", "search")
+    kinds = {name: type(make_bot(name, seed=1)) for name in BOT_NAMES}
+    assert kinds == {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_every_bot_has_its_name_and_meets_the_protocol(name: str) -> None:
+    bot = make_bot(name, seed=3)
+    assert isinstance(bot, Bot)
+    assert bot.name == name
+
+
+def test_budget_reaches_the_search_bot_and_is_ignored_by_the_others() -> None:
+    search = make_bot("search", seed=1, iterations=5, horizon=1)
+    assert isinstance(search, SearchBot)
+    assert (search.iterations, search.horizon) == (5, 1)
+    assert isinstance(make_bot("greedy", seed=1, iterations=5), GreedyBot)
+
+
+def test_unknown_bot_name_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown bot 'smart'"):
+        make_bot("smart", seed=0)
+
+
+def test_search_rejects_an_empty_budget() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        SearchBot(seed=0, iterations=0)
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_note_comes_with_the_same_action(name: str) -> None:
+    state = new_game(GameConfig(players=2), seed=11)
+    seat = state.current_player()
+    first = make_bot(name, seed=5, iterations=4, horizon=1)
+    second = make_bot(name, seed=5, iterations=4, horizon=1)
+    action, note = first.act_with_note(state, seat)
+    assert action == second.act(state, seat)
+    assert action in state.legal_actions()
+    assert isinstance(note, str)
+    assert note
