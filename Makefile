@@ -15,7 +15,7 @@ PIP := $(BIN)/python -m pip --quiet
 PYTEST_ARGS ?=
 LOCK_ARGS ?=
 
-.PHONY: help setup compiled test lint fmt bench demo lock clean proto proto-check
+.PHONY: help setup compiled test lint fmt bench loadtest demo lock clean proto proto-check
 
 help: ## List every target with what it does
 	@echo "Usage: make <target>"
@@ -48,12 +48,14 @@ $(COMPILED)/.built: $(STAMP) setup.py $(ENGINE_SOURCES) $(wildcard services/*/he
 	$(PIP) install --no-deps --no-build-isolation --target $(COMPILED) .
 	touch $@
 
-# The suite runs on the pure-Python engine; then the golden playthroughs and the
-# determinism tests run again on the compiled engine, which must play the same games.
+# The suite runs on the pure-Python engine; then the golden playthroughs, the
+# determinism tests and the bots' tests run again on the compiled build, which must play
+# the same games.
 test: setup compiled ## Run the tests (pytest on 2 workers; PYTEST_ARGS=... to add options)
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 	PYTHONPATH=$(COMPILED) HEIGHTS_EXPECT_COMPILED=1 $(BIN)/pytest -n 2 -p no:cacheprovider \
-		tests/rules/test_compiled.py tests/rules/test_golden.py tests/rules/test_determinism.py
+		tests/rules/test_compiled.py tests/rules/test_golden.py tests/rules/test_determinism.py \
+		tests/bots
 
 lint: setup ## Check lint, formatting and types (ruff check, ruff format --check, mypy --strict)
 	$(BIN)/ruff check .
@@ -81,6 +83,11 @@ fmt: setup ## Apply ruff's fixes, then format the code
 
 bench: compiled ## Run the benchmarks (heights bench) on the compiled engine, one core
 	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench
+
+# Starts its own engine replicas on 127.0.0.1 (compiled rules core), stops them at the end;
+# LOADTEST_SECONDS, LOADTEST_USERS, LOADTEST_CONFIGS, ... are described in loadtests/README.md.
+loadtest: compiled ## Load-test the engine service with locust; summary in loadtests/results/
+	$(BIN)/python loadtests/run.py
 
 demo: setup ## Play one self-play game of the built-in bots and print a summary
 	$(BIN)/heights selfplay --players 4 --games 1 --bots greedy,search,greedy,random --seed 1

@@ -36,12 +36,30 @@ COMPILED = (
 )
 
 
+# The greedy bot's per-decision modules: greedy is also every search rollout's policy.
+# (bot.py keeps its runtime-checkable Protocol, which mypyc does not compile.)
+COMPILED_BOTS = (
+    "abilities",
+    "action_ids",
+    "candidates",
+    "evaluation",
+    "greedy",
+    "greedy_choices",
+    "greedy_main",
+    "placement",
+    "random_bot",
+    "reading",
+    "tables",
+)
+
+
 def ext_modules() -> list[Any]:
     if os.environ.get("HEIGHTS_PURE_PYTHON") == "1":
         return []
     from mypyc.build import mypycify
 
     paths = [f"services/engine/heights_rules/{name}.py" for name in COMPILED]
+    paths += [f"services/bots/heights_bots/{name}.py" for name in COMPILED_BOTS]
     return list(mypycify(paths, opt_level="3"))
 
 
