@@ -170,3 +170,37 @@ def test_view_fields(memory_server: str) -> None:
     observation = json.loads(view.observation_json)
     assert observation["viewer"] == -1
     assert observation["legal"] == []
+
+
+def test_apply_without_view_returns_the_next_decision(memory_server: str) -> None:
+    """`omit_view` drops the observation but keeps sequence, to_move and the mover's legal list."""
+    engine = stub(memory_server)
+    created = create_game(engine, seed=8, options="")
+    game_id = created.game.game_id
+    sequence, to_move = created.game.sequence, created.game.to_move
+    for _ in range(60):
+        token = created.seat_tokens[to_move]
+        legal = engine.ListLegalActions(
+            pb.ListLegalActionsRequest(game_id=game_id, seat_token=token)
+        )
+        reply = engine.ApplyAction(
+            pb.ApplyActionRequest(
+                game_id=game_id,
+                seat_token=token,
+                expected_sequence=sequence,
+                action=game_pb2.Action(id=legal.actions[0].id),
+                omit_view=True,
+            )
+        )
+        assert not reply.HasField("game")
+        view = engine.GetGame(pb.GetGameRequest(game_id=game_id)).game
+        assert reply.sequence == view.sequence
+        assert reply.to_move == view.to_move
+        if reply.to_move == to_move:  # the same seat moves again: its legal actions come along
+            again = engine.ListLegalActions(
+                pb.ListLegalActionsRequest(game_id=game_id, seat_token=token)
+            )
+            assert [a.id for a in reply.legal_actions] == [a.id for a in again.actions]
+        else:  # another seat's options are not the acting seat's to see
+            assert not reply.legal_actions
+        sequence, to_move = reply.sequence, reply.to_move

@@ -6,6 +6,7 @@ with `heights_rules` values and the service's own dataclasses.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -47,8 +48,14 @@ def config_to_proto(config: GameConfig) -> pb.GameConfig:
     )
 
 
+@functools.cache
+def _action_text(action_id: int) -> str:
+    """An action's canonical text; ids are a fixed, bounded set, so each is built once."""
+    return Action.from_id(action_id).text()
+
+
 def action_to_proto(action_id: int) -> pb.Action:
-    return pb.Action(id=action_id, text=Action.from_id(action_id).text())
+    return pb.Action(id=action_id, text=_action_text(action_id))
 
 
 def step_to_proto(step: Step) -> pb.Step:

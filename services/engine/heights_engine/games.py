@@ -62,6 +62,19 @@ class LiveGame:
         return [Step(i, self.actions[i], self.actors[i]) for i in range(after, self.sequence)]
 
 
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """An accepted action: the steps appended and the game right after them."""
+
+    steps: list[Step]
+    live: LiveGame
+    seat: int  # the acting seat
+    sequence: int
+    to_move: int  # -1 once the game is over
+    legal: list[int]  # the acting seat's legal actions when it is to move again
+    view: View | None  # the acting seat's view, when asked for
+
+
 def check_id(value: str, what: str) -> str:
     if not _ID.fullmatch(value):
         raise invalid("MALFORMED_ID", f"{what} must be 1 to 64 characters of [A-Za-z0-9_-]")
@@ -143,38 +156,86 @@ class Games:
         return await self.synced(stored.game_id), seat_tokens
 
     async def apply(
-        self, game_id: str, token: str, expected: int, action_id: int, text: str
-    ) -> tuple[list[Step], LiveGame, int]:
-        """Play a seat's action; the steps appended, the game and the acting seat."""
-        live = await self.synced(game_id)
+        self,
+        game_id: str,
+        token: str,
+        expected: int,
+        action_id: int,
+        text: str,
+        *,
+        with_view: bool = True,
+    ) -> Applied:
+        """Play a seat's action: the steps appended and the game as it is right after.
+
+        Optimistic on the cache: when the cached game is at `expected`, the action is
+        checked on it and appended without reading the log first, because the append
+        itself succeeds only if the log still has `expected` actions (so the cache was
+        current). Any refusal on that path is decided again on a caught-up state.
+        """
+        check_id(game_id, "game_id")
+        live = self._cache.get(game_id)
+        if live is None:
+            live = await self.synced(game_id)
+        else:
+            metrics.CACHE_HIT.inc()
+            self._cache.move_to_end(game_id)
         seat = self.seat_for(live, token, required=True)
         action = _resolve(action_id, text)
         async with live.lock:
-            await self._catch_up(live)
-            if live.state.is_terminal():
-                raise EngineError(Code.FAILED_PRECONDITION, "GAME_OVER", "the game is over")
-            if expected != live.sequence:
-                raise stale(expected, live.sequence)
-            if live.state.current_player() != seat:
-                raise EngineError(
-                    Code.FAILED_PRECONDITION,
-                    "NOT_YOUR_TURN",
-                    f"it is seat {live.state.current_player()}'s decision, not seat {seat}'s",
-                )
-            work = live.state.clone()
-            actions: list[int] = []
-            actors: list[int] = []
-            try:
-                play(work, action, actions, actors)
-            except IllegalActionError as err:
-                raise EngineError(Code.FAILED_PRECONDITION, "ILLEGAL_ACTION", str(err)) from None
-            await self.store.append(game_id, expected, actions, work.is_terminal())
+            fresh = expected != live.sequence
+            if fresh:
+                await self._caught_up(live)
+            while True:
+                try:
+                    work, actions, actors = self._tried(live, expected, seat, action)
+                    await self.store.append(game_id, expected, actions, work.is_terminal())
+                    break
+                except EngineError:
+                    if fresh:
+                        raise
+                    fresh = True
+                    await self._caught_up(live)
             live.state = work
             live.actions.extend(actions)
             live.actors.extend(actors)
-        metrics.ACTIONS.labels("decision").inc()
-        metrics.ACTIONS.labels("chance").inc(len(actions) - 1)
-        return live.steps(expected), live, seat
+            over = work.is_terminal()
+            to_move = -1 if over else work.current_player()
+            applied = Applied(
+                steps=live.steps(expected),
+                live=live,
+                seat=seat,
+                sequence=live.sequence,
+                to_move=to_move,
+                legal=work.legal_actions() if to_move == seat else [],
+                view=live.view(seat) if with_view else None,
+            )
+        metrics.DECISIONS.inc()
+        metrics.CHANCE_STEPS.inc(len(actions) - 1)
+        return applied
+
+    @staticmethod
+    def _tried(
+        live: LiveGame, expected: int, seat: int, action: int
+    ) -> tuple[GameState, list[int], list[int]]:
+        """The state after `action` (on a copy) with the steps it leads to, if allowed."""
+        if live.state.is_terminal():
+            raise EngineError(Code.FAILED_PRECONDITION, "GAME_OVER", "the game is over")
+        if expected != live.sequence:
+            raise stale(expected, live.sequence)
+        if live.state.current_player() != seat:
+            raise EngineError(
+                Code.FAILED_PRECONDITION,
+                "NOT_YOUR_TURN",
+                f"it is seat {live.state.current_player()}'s decision, not seat {seat}'s",
+            )
+        work = live.state.clone()
+        actions: list[int] = []
+        actors: list[int] = []
+        try:
+            play(work, action, actions, actors)
+        except IllegalActionError as err:
+            raise EngineError(Code.FAILED_PRECONDITION, "ILLEGAL_ACTION", str(err)) from None
+        return work, actions, actors
 
     async def delete(self, game_id: str) -> None:
         check_id(game_id, "game_id")
@@ -189,16 +250,12 @@ class Games:
         check_id(game_id, "game_id")
         live = self._cache.get(game_id)
         if live is None:
-            metrics.CACHE.labels("miss").inc()
+            metrics.CACHE_MISS.inc()
             return await self._rebuild(game_id)
-        metrics.CACHE.labels("hit").inc()
+        metrics.CACHE_HIT.inc()
         self._cache.move_to_end(game_id)
         async with live.lock:
-            try:
-                await self._catch_up(live)
-            except EngineError:
-                self._cache.pop(game_id, None)  # deleted or expired
-                raise
+            await self._caught_up(live)
         return live
 
     def seat_for(self, live: LiveGame, token: str, *, required: bool = False) -> int:
@@ -257,6 +314,14 @@ class Games:
         live = LiveGame(record, config, state, list(log), actors)
         self._remember(live)
         return live
+
+    async def _caught_up(self, live: LiveGame) -> None:
+        """`_catch_up`, forgetting the game when the store no longer has it."""
+        try:
+            await self._catch_up(live)
+        except EngineError:
+            self._cache.pop(live.record.game_id, None)  # deleted or expired
+            raise
 
     async def _catch_up(self, live: LiveGame) -> None:
         for action in await self.store.actions(live.record.game_id, live.sequence):

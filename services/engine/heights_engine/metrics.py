@@ -29,6 +29,9 @@ ERRORS = Counter("heights_engine_errors_total", "RPCs refused, by status code", 
 LIVE_GAMES = Gauge("heights_engine_live_games", "game states held in this replica's cache")
 CACHE = Counter("heights_engine_cache_total", "game state look-ups", ["result"])
 ACTIONS = Counter("heights_engine_actions_total", "actions appended", ["kind"])
+# The children counted on every call, looked up once.
+CACHE_HIT, CACHE_MISS = CACHE.labels("hit"), CACHE.labels("miss")
+DECISIONS, CHANCE_STEPS = ACTIONS.labels("decision"), ACTIONS.labels("chance")
 
 
 def serve_metrics(port: int, address: str) -> None:

@@ -106,21 +106,27 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
     ) -> pb.ApplyActionResponse:
         if not request.HasField("action"):
             raise invalid("ACTION_REQUIRED", "the request names no action")
-        steps, live, seat = await self.games.apply(
+        applied = await self.games.apply(
             request.game_id,
             request.seat_token,
             request.expected_sequence,
             request.action.id,
             request.action.text,
+            with_view=not request.omit_view,
         )
         log.info(
             "action applied",
-            extra={"game_id": request.game_id, "seat": seat, "sequence": live.sequence},
+            extra={"game_id": request.game_id, "seat": applied.seat, "sequence": applied.sequence},
         )
-        return pb.ApplyActionResponse(
-            steps=[convert.step_to_proto(s) for s in steps],
-            game=convert.view_to_proto(live.view(seat)),
+        response = pb.ApplyActionResponse(
+            steps=[convert.step_to_proto(s) for s in applied.steps],
+            sequence=applied.sequence,
+            to_move=applied.to_move,
+            legal_actions=[convert.action_to_proto(a) for a in applied.legal],
         )
+        if applied.view is not None:
+            response.game.CopyFrom(convert.view_to_proto(applied.view))
+        return response
 
     async def StreamGameEvents(  # noqa: N802
         self, request: pb.StreamGameEventsRequest, context: Context

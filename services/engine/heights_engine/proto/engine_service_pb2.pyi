@@ -212,12 +212,17 @@ class ApplyActionRequest(_message.Message):
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     EXPECTED_SEQUENCE_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    OMIT_VIEW_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     seat_token: _builtins.str
     """The token of the seat acting."""
     expected_sequence: _builtins.int
     """The sequence the client saw; a stale one is ABORTED and changes nothing."""
+    omit_view: _builtins.bool
+    """Leave the response's `game` view unset (building and sending the full observation is
+    most of the call's cost); `sequence`, `to_move` and `legal_actions` are set either way.
+    """
     @_builtins.property
     def action(self) -> _game_pb2.Action:
         """The action: its id, or its text when the id is not given (text wins if both are set
@@ -231,10 +236,11 @@ class ApplyActionRequest(_message.Message):
         seat_token: _builtins.str = ...,
         expected_sequence: _builtins.int = ...,
         action: _game_pb2.Action | None = ...,
+        omit_view: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "expected_sequence", b"expected_sequence", "game_id", b"game_id", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "expected_sequence", b"expected_sequence", "game_id", b"game_id", "omit_view", b"omit_view", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -248,23 +254,39 @@ class ApplyActionResponse(_message.Message):
 
     STEPS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    TO_MOVE_FIELD_NUMBER: _builtins.int
+    LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The game's sequence after the steps (the next ApplyAction's expected sequence)."""
+    to_move: _builtins.int
+    """The seat to move now; -1 when the game is over."""
     @_builtins.property
     def steps(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Step]:
         """The steps appended: the action, then the chance steps that followed it."""
 
     @_builtins.property
     def game(self) -> _game_pb2.GameView:
-        """The game as the acting seat now sees it."""
+        """The game as the acting seat now sees it; unset when the request set `omit_view`."""
+
+    @_builtins.property
+    def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Action]:
+        """The acting seat's legal actions, sorted by id, when it is to move again (as
+        ListLegalActions would list them); empty otherwise.
+        """
 
     def __init__(
         self,
         *,
         steps: _abc.Iterable[_game_pb2.Step] | None = ...,
         game: _game_pb2.GameView | None = ...,
+        sequence: _builtins.int = ...,
+        to_move: _builtins.int = ...,
+        legal_actions: _abc.Iterable[_game_pb2.Action] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "steps", b"steps"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "legal_actions", b"legal_actions", "sequence", b"sequence", "steps", b"steps", "to_move", b"to_move"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
