@@ -51,7 +51,7 @@ def _positions(config: GameConfig, seed: int, every: int) -> Iterator[GameState]
             continue
         step += 1
         if step % every == 0:
-            yield state
+            yield state.clone()
         if rng.below(4, b"mix", step) == 0:
             state.apply(legal[rng.below(len(legal), b"move", step)])
         else:

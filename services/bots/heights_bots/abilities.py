@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from heights_bots.placement import best_space, tile_score, turn_context
+from heights_bots.placement import tile_score, turn_context
 from heights_bots.reading import buildable, meeple_rate, turns_left, wild_value
 from heights_bots.tables import (
     ACTIVATION_VP,
@@ -69,24 +69,21 @@ def best_use(s: GameState, p: int, level: int) -> tuple[int, float]:
 
 
 def best_take(s: GameState, p: int) -> tuple[int, int, float]:
-    """The plan a City Planner should take: (level, position, VP), or (-1, -1, 0)."""
+    """The plan a City Planner should take: (level, position, VP), or (-1, -1, 0).
+
+    Only the plan is valued; where it goes is chosen when placing it.
+    """
     primes = prime_costs(s)
     if not primes or primes[0][1] > s.funds(p):
         return -1, -1, 0.0
     ctx = turn_context(s, p)
     best = (-1, -1, 0.0)
-    affordable = [(space, cost) for space, cost in primes if cost <= s.funds(p)]
     for level in (0, 1):
         for pos, tile in enumerate(s.market[level]):
-            if tile < 0:
-                continue
-            value = tile_score(s, tile, ctx)
-            if value > best[2]:
-                best = (level, pos, value)
-    if best[0] >= 0:
-        tile = s.market[best[0]][best[1]]
-        _, place = best_space(s, p, tile, affordable[:40])
-        best = (best[0], best[1], best[2] + place)
+            if tile >= 0:
+                value = tile_score(s, tile, ctx)
+                if value > best[2]:
+                    best = (level, pos, value)
     return best
 
 

@@ -58,7 +58,7 @@ def _main(s: GameState, seat: int, legal: list[int], first: int) -> list[int]:
     need = needs(s, seat)
     buys = [a for a in legal if ids.BUY <= a < ids.BUY_END]
     if buys:
-        ranked = rank_buys(s, seat, buys, s.funds(seat), turn_context(s, seat, need))
+        ranked = rank_buys(s, seat, buys, s.funds(seat), need)
         ranked.sort(key=lambda va: -va[1])
         out += [a for a, _ in ranked[:TOP_BUYS]]
     for colour in range(4):

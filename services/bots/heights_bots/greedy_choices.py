@@ -84,8 +84,9 @@ def risk(s: GameState, p: int, legal: list[int]) -> Choice:
 
 
 def _working_values(s: GameState, p: int) -> list[tuple[float, float]]:
+    """ACTIVATION_VP, except that a Public Figure without a building to use is idle."""
     values = list(ACTIVATION_VP)
-    if not best_use(s, p, 0)[0] >= 0:
+    if any(s.meeples[p][PURPLE * NB : (PURPLE + 1) * NB]) and best_use(s, p, 0)[0] < 0:
         values[PURPLE] = (0.05, 0.05)
     return values
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from heights_bots import action_ids as ids
 from heights_bots.abilities import best_take, best_use, upgrade_gain
 from heights_bots.placement import (
-    TurnContext,
     adjacency_rules,
     space_score,
     tile_score,
@@ -20,6 +19,7 @@ from heights_bots.placement import (
 )
 from heights_bots.reading import (
     buildable,
+    effort,
     needs,
     production,
     spare_funds,
@@ -44,6 +44,7 @@ from heights_bots.tables import (
     YELLOW,
     tile_facts,
 )
+from heights_rules.components import BuildingType
 from heights_rules.main_phase import upgrade_targets
 from heights_rules.market import market_cost, place_costs
 from heights_rules.state import GameState
@@ -51,10 +52,8 @@ from heights_rules.state import GameState
 Choice = tuple[int, str]
 ROUTINE = (YELLOW, BLUE, CLEAR, NAVY, BROWN, MAGENTA)
 TAKE_MIN_VP = 1.0  # a free plan must be worth this much to spend a hard City Planner on it
-UPGRADE_MIN_VP = 0.3
-BUY_MIN_VP = 0.5
-WILD_USE_FACTOR = 1.0
-WILD_REACH = 0
+UPGRADE_MIN_VP = 0.3  # a Public Servant step must gain this much to be worth the meeple
+BUY_MIN_VP = 0.5  # a plan's net value must clear this for the bot to buy it
 THIN_PIPELINE = 0.8  # buy with needed cubes too when open work is below 0.8 turns' output
 
 
@@ -63,18 +62,16 @@ def main_choice(s: GameState, p: int, legal: list[int]) -> Choice:
     if choice:
         return choice
     need = needs(s, p)
-    # With little work open, a new plan comes first and may take needed cubes; else
-    # the needed cubes go on buildings first and only spare funds buy.
-    ctx = turn_context(s, p, need)
-    thin = ctx.work <= THIN_PIPELINE * production(s, p)
-    if thin:
-        choice = _buy(s, p, legal, need, ctx=ctx, thin=thin)
+    # Needed cubes go on buildings first; then a plan is bought with what is spare, or
+    # with everything when little work is left open (so the next turn has work).
+    eff = effort(s, p)
+    work = need[0] * eff[0] + need[1] * eff[1] + need[2] * eff[2] + need[3] * eff[3]
+    thin = work <= THIN_PIPELINE * production(s, p)
     return (
-        choice
-        or _build(s, legal)
-        or (None if thin else _buy(s, p, legal, need, ctx=ctx, thin=thin))
+        _build(s, legal)
+        or _buy(s, p, legal, need, thin=thin)
         or _trade(s, p, legal, need)
-        or _wild(s, p, need, ctx)
+        or _wild(s, p, need)
         or (ids.END, "end turn")
     )
 
@@ -132,40 +129,35 @@ def _figure(s: GameState, p: int) -> Choice | None:
     return ids.activate(PURPLE, ids.MODE_STEADY), "Public Figure"
 
 
-def _buy(
-    s: GameState, p: int, legal: list[int], need: list[int], *, ctx: TurnContext, thin: bool
-) -> Choice | None:
+def _buy(s: GameState, p: int, legal: list[int], need: list[int], *, thin: bool) -> Choice | None:
     if s.bought or legal[-1] < ids.BUY:
         return None
     buys = [a for a in legal if ids.BUY <= a < ids.BUY_END]
     if not buys:
         return None
-    best = best_buy(s, p, buys, need, ctx=ctx, thin=thin)
-    if best is None or best[1] < BUY_MIN_VP:
-        return None
-    return best[0], "buy the best plan it can spare funds for"
-
-
-def best_buy(
-    s: GameState, p: int, buys: list[int], need: list[int], *, ctx: TurnContext, thin: bool
-) -> tuple[int, float] | None:
-    """The BUY id worth most to p within its budget, with its value (VP)."""
     budget = s.funds(p) if thin else spare_funds(s, p, need)
-    ranked = rank_buys(s, p, buys, budget, ctx)
-    return max(ranked, key=lambda va: va[1]) if ranked else None
+    ranked = rank_buys(s, p, buys, budget, need)
+    if not ranked:
+        return None
+    best, value = max(ranked, key=lambda va: va[1])
+    if value < BUY_MIN_VP:
+        return None
+    return best, "buy the best plan it can spare funds for"
 
 
 def rank_buys(
-    s: GameState, p: int, buys: list[int], budget: int, ctx: TurnContext
+    s: GameState, p: int, buys: list[int], budget: int, need: list[int]
 ) -> list[tuple[int, float]]:
     """(BUY id, value) for every plan p can buy within `budget`, valued with its best
     zoning space (the exact space is chosen when placing)."""
     costs = place_costs(s, p)
     cheapest = costs[0][1]
-    if budget < cheapest + 1 or ctx.turns <= 1:
-        return []  # every plan costs at least 1; one bought in the last turn never finishes
-    rules = adjacency_rules(s, p)
-    zoned = [(sp, c) for sp, c in costs if s.geo.zoning_vp[sp]]
+    if budget < cheapest + 1:
+        return []  # every plan costs at least 1
+    ctx = turn_context(s, p, need)
+    if ctx.turns <= 1:
+        return []  # a plan bought in the last turn is never finished
+    zoned = _zoned_spaces(s, p, costs, budget)
     facts = tile_facts(s.catalogue)
     out = []
     for a in buys:
@@ -176,10 +168,31 @@ def rank_buys(
         tile = s.market[level][pos]
         tile_type = facts[tile].type
         place = -cheapest * PAY_VP
-        for space, cost in zoned:
-            if price + cost <= budget and s.geo.zoning_types[space] >> tile_type & 1:
-                place = max(place, space_score(s, p, tile_type, space, cost=cost, rules=rules))
+        for cost, scores in zoned:
+            if price + cost <= budget and tile_type in scores:
+                place = max(place, scores[tile_type])
         out.append((a, tile_score(s, tile, ctx) - price * PAY_VP + place))
+    return out
+
+
+def _zoned_spaces(
+    s: GameState, p: int, costs: tuple[tuple[int, int], ...], budget: int
+) -> list[tuple[int, dict[int, float]]]:
+    """(cost, {building type: space score}) of each affordable space with a zoning bonus."""
+    rules = adjacency_rules(s, p)
+    geo = s.geo
+    out = []
+    for space, cost in costs:
+        if cost >= budget:
+            break  # sorted by cost, and every plan costs at least 1 more
+        mask = geo.zoning_types[space]
+        if geo.zoning_vp[space] and mask:
+            scores = {
+                t: space_score(s, p, t, space, cost=cost, rules=rules)
+                for t in range(len(BuildingType))
+                if mask >> t & 1
+            }
+            out.append((cost, scores))
     return out
 
 
@@ -212,11 +225,16 @@ def _trade(s: GameState, p: int, legal: list[int], need: list[int]) -> Choice | 
     return (ids.TRADE + best, "trade spare funds for a needed colour") if best >= 0 else None
 
 
-def _wild(s: GameState, p: int, need: list[int], ctx: TurnContext) -> Choice | None:
-    """Spend Wild Tokens where they finish a building worth more than they are."""
+def _wild(s: GameState, p: int, need: list[int]) -> Choice | None:
+    """Spend Wild Tokens where they finish a building worth more than they are.
+
+    Measured in duplicate matches: finishing buildings with tokens is worth a lot
+    (never spending them loses most games), spending them on mere progress loses.
+    """
     tokens = s.wild[p]
     if not tokens or not any(need):
         return None
+    ctx = turn_context(s, p, need)
     facts = tile_facts(s.catalogue)
     best: tuple[int, list[int]] | None = None
     for tile in s.owned[p]:
@@ -227,8 +245,8 @@ def _wild(s: GameState, p: int, need: list[int], ctx: TurnContext) -> Choice | N
         short = sum(missing)
         worth = facts[tile].fixed + facts[tile].rate * (ctx.turns - 1)
         if (
-            0 < short <= tokens + WILD_REACH
-            and worth > short * ctx.wild_vp * WILD_USE_FACTOR
+            0 < short <= tokens
+            and worth > short * ctx.wild_vp
             and (best is None or short < best[0])
         ):
             best = (short, missing)

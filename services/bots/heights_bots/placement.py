@@ -10,8 +10,7 @@ from heights_bots.tables import PAY_VP, TileFacts, tile_facts
 from heights_rules.components import BuildingType
 from heights_rules.state import GameState
 
-CUBE_COST_VP = 0.45
-DELAY_WEIGHT = 1.0  # VP a payment unit spent on a plan's cubes could have earned elsewhere
+CUBE_COST_VP = 0.45  # VP a payment unit spent on a plan's cubes could have earned elsewhere
 ALL_TYPES = (1 << len(BuildingType)) - 1
 
 
@@ -105,7 +104,7 @@ def tile_score(s: GameState, tile: int, ctx: TurnContext) -> float:
     need = f.need
     work = need[0] * eff[0] + need[1] * eff[1] + need[2] * eff[2] + need[3] * eff[3]
     # Rewards only start once the plan is done, after the work already open and its own.
-    delay = DELAY_WEIGHT * (ctx.work + work) / ctx.production
+    delay = (ctx.work + work) / ctx.production
     value = f.fixed + max(0.0, rate) * max(0.0, ctx.turns - delay)
     if work > ctx.capacity:
         value *= max(0.1, ctx.capacity / work)  # unlikely to be finished before the end
@@ -153,13 +152,22 @@ def space_score(
 
 
 def best_space(s: GameState, p: int, tile: int, spaces: list[tuple[int, int]]) -> tuple[int, float]:
-    """The best of `spaces` ((space, cost) pairs) for the plan, and its score."""
+    """The best of `spaces` ((space, cost) pairs) for the plan, and its score.
+
+    Spaces are tried cheapest first and the search stops once no bonus could make up
+    for the extra cost (ties go to the lower space index).
+    """
     tile_type = tile_facts(s.catalogue)[tile].type
     rules = adjacency_rules(s, p)
+    adjacency, group, spread = rules
+    per = sum(abs(r.per) for r in adjacency)
+    ceiling = max(s.geo.zoning_vp) + spread + 4 * (0.1 + group + 2 * per)
     best, best_score = spaces[0][0], -1e9
-    for space, cost in spaces:
+    for space, cost in sorted(spaces, key=lambda sc: (sc[1], sc[0])):
+        if ceiling - cost * PAY_VP < best_score:
+            break
         score = space_score(s, p, tile_type, space, cost=cost, rules=rules)
-        if score > best_score:
+        if score > best_score or (score == best_score and space < best):
             best, best_score = space, score
     return best, best_score
 

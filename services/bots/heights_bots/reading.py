@@ -80,13 +80,16 @@ def turns_left(s: GameState) -> int:
     """
     if s.end_round:
         return max(1, s.end_round - max(s.round, 1) + 1)
-    progress = max(s.on_buildings[c] / s.total[c] for c in range(4))
+    built, cubes = s.on_buildings, s.total
+    progress = max(
+        built[0] / cubes[0], built[1] / cubes[1], built[2] / cubes[2], built[3] / cubes[3]
+    )
     base = EXPECTED_ROUNDS.get(s.n_seats, 15)
-    total = float(base)
+    rounds = float(base)
     if progress > 0.05 and s.round > 0:
         weight = min(1.0, 2.0 * progress)
-        total = base * (1.0 - weight) + (s.round / progress) * weight
-    return max(2, min(25, round(total - max(s.round, 1) + 2)))
+        rounds = base * (1.0 - weight) + (s.round / progress) * weight
+    return max(2, min(25, round(rounds - max(s.round, 1) + 2)))
 
 
 def production(s: GameState, p: int) -> float:

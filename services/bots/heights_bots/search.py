@@ -47,9 +47,9 @@ class SearchBot:
     def __init__(
         self,
         seed: int,
-        iterations: int = 32,
+        iterations: int = 24,
         seconds: float | None = None,
-        horizon: int = 2,
+        horizon: int = 4,
         margin: float = 0.2,
     ) -> None:
         if iterations < 1 or horizon < 1:
