@@ -16,6 +16,7 @@ import re
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,7 @@ class Applied:
     to_move: int  # -1 once the game is over
     legal: list[int]  # the acting seat's legal actions when it is to move again
     view: View | None  # the acting seat's view, when asked for
+    next_view: View | None = None  # the next mover's view, when the caller holds its token
 
 
 def check_id(value: str, what: str) -> str:
@@ -164,6 +166,7 @@ class Games:
         text: str,
         *,
         with_view: bool = True,
+        view_tokens: Sequence[str] = (),
     ) -> Applied:
         """Play a seat's action: the steps appended and the game as it is right after.
 
@@ -180,6 +183,8 @@ class Games:
             metrics.CACHE_HIT.inc()
             self._cache.move_to_end(game_id)
         seat = self.seat_for(live, token, required=True)
+        # Checked before anything is applied: a bad token refuses the whole request.
+        held = {seat} | {self.seat_for(live, t, required=True) for t in view_tokens}
         action = _resolve(action_id, text)
         async with live.lock:
             fresh = expected != live.sequence
@@ -208,6 +213,7 @@ class Games:
                 to_move=to_move,
                 legal=work.legal_actions() if to_move == seat else [],
                 view=live.view(seat) if with_view else None,
+                next_view=live.view(to_move) if to_move in held and view_tokens else None,
             )
         metrics.DECISIONS.inc()
         metrics.CHANCE_STEPS.inc(len(actions) - 1)

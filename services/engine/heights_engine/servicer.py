@@ -113,11 +113,19 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
             request.action.id,
             request.action.text,
             with_view=not request.omit_view,
+            view_tokens=list(request.view_tokens),
         )
-        log.info(
-            "action applied",
-            extra={"game_id": request.game_id, "seat": applied.seat, "sequence": applied.sequence},
-        )
+        # DEBUG, not INFO: a line per action is the busiest log of the service and cost
+        # a measurable share of ApplyAction's time under load (loadtests/README.md).
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "action applied",
+                extra={
+                    "game_id": request.game_id,
+                    "seat": applied.seat,
+                    "sequence": applied.sequence,
+                },
+            )
         response = pb.ApplyActionResponse(
             steps=[convert.step_to_proto(s) for s in applied.steps],
             sequence=applied.sequence,
@@ -126,6 +134,8 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
         )
         if applied.view is not None:
             response.game.CopyFrom(convert.view_to_proto(applied.view))
+        if applied.next_view is not None:
+            response.next_view.CopyFrom(convert.view_to_proto(applied.next_view))
         return response
 
     async def StreamGameEvents(  # noqa: N802

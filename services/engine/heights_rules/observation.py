@@ -40,10 +40,13 @@ def infoset(s: GameState, viewer: int) -> dict[str, Any]:
     return data
 
 
-def from_infoset(data: dict[str, Any]) -> GameState:
-    """A state from an infoset; hidden parts stay hidden until `determinize`."""
+def from_infoset(data: dict[str, Any], owned: bool = False) -> GameState:
+    """A state from an infoset; hidden parts stay hidden until `determinize`.
+
+    With `owned`, `data` (e.g. just parsed from JSON) is consumed rather than copied.
+    """
     clean = {k: v for k, v in data.items() if k != "redacted_for"}
-    return from_dict(clean)
+    return from_dict(clean, owned)
 
 
 def determinize(s: GameState, viewer: int, key: int) -> GameState:

@@ -40,9 +40,14 @@ class Replay:
     final_hash: str = ""
     engine_version: str = ENGINE_VERSION
     debug: dict[int, str] = field(default_factory=dict)  # step -> a bot's note
+    # Seats whose bot forfeited, recorded by the match runner: {"seat", "reason", "step",
+    # "detail"}; from `step` on, a stand-in played the seat. Written only when present,
+    # so records without forfeits keep their bytes.
+    forfeits: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        extra = {"forfeits": self.forfeits} if self.forfeits else {}
+        return extra | {
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "engine_version": self.engine_version,
@@ -74,6 +79,7 @@ class Replay:
                 final_hash=str(data.get("final_hash", "")),
                 engine_version=str(data.get("engine_version", "")),
                 debug={int(k): str(v) for k, v in _typed(data, "debug", dict, {}).items()},
+                forfeits=[dict(f) for f in _typed(data, "forfeits", list, [])],
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ReplayError(f"malformed replay record: {err}") from None

@@ -85,12 +85,44 @@ def to_dict(s: GameState) -> dict[str, Any]:
     return data
 
 
-def from_dict(data: dict[str, Any]) -> GameState:
-    """Rebuild a state; raises ReplayError if the data does not fit this engine."""
+# Map geometries are immutable and shared by every state laid out the same way; a bot
+# that rebuilds its state at every decision (heights_bots.protocol_main) would otherwise
+# recompute the same tables hundreds of times a game.
+_GEOMETRIES: dict[tuple[str, tuple[Slot, ...]], MapGeometry] = {}
+_GEOMETRY_CACHE_SIZE = 64
+
+
+def _geometry(catalogue_sha256: str, catalogue: Any, slots: tuple[Slot, ...]) -> MapGeometry:
+    key = (catalogue_sha256, slots)
+    geo = _GEOMETRIES.get(key)
+    if geo is None:
+        if len(_GEOMETRIES) >= _GEOMETRY_CACHE_SIZE:
+            _GEOMETRIES.clear()
+        geo = _GEOMETRIES[key] = MapGeometry(catalogue, slots)
+    return geo
+
+
+_last_config: list[Any] = [None, None]  # (document, GameConfig) of the last rebuild
+
+
+def _config(doc: dict[str, Any]) -> GameConfig:
+    # Consecutive rebuilds are nearly always of the same game: skip re-validating options.
+    if _last_config[0] != doc:
+        _last_config[:] = [copy.deepcopy(doc), GameConfig.from_dict(doc)]
+    config: GameConfig = _last_config[1]
+    return config
+
+
+def from_dict(data: dict[str, Any], owned: bool = False) -> GameState:
+    """Rebuild a state; raises ReplayError if the data does not fit this engine.
+
+    With `owned`, the caller hands over `data` (freshly parsed JSON, say): its lists
+    become the state's own instead of being deep-copied.
+    """
     if data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
         raise ReplayError(f"not a {FORMAT} v{FORMAT_VERSION} document")
     try:
-        config = GameConfig.from_dict(data["config"])
+        config = _config(data["config"])
         catalogue = load_catalogue(config.catalogue_id)
         s = GameState()
         s.config = config
@@ -101,7 +133,7 @@ def from_dict(data: dict[str, Any]) -> GameState:
         s.n_seats = config.players
         s.n_players = 2 if config.solo else config.players
         slots = tuple(Slot(i, int(b), bool(r)) for i, (b, r) in enumerate(data["slots"]))
-        s.geo = MapGeometry(catalogue, slots)
+        s.geo = _geometry(config.catalogue_sha256, catalogue, slots)
         s.total = cubes_in_play(config)
         s.token_slot = tuple(data["token_slot"])
         s.ads = tuple(data["ads"])
@@ -115,7 +147,7 @@ def from_dict(data: dict[str, Any]) -> GameState:
         for name in _SCALARS:
             setattr(s, name, data[name])
         for name in _LISTS:
-            setattr(s, name, copy.deepcopy(data[name]))
+            setattr(s, name, data[name] if owned else copy.deepcopy(data[name]))
     except (KeyError, TypeError, ValueError) as err:
         raise ReplayError(f"malformed state document: {err}") from None
     s.on_cell = [-1] * len(s.geo.land)

@@ -213,6 +213,7 @@ class ApplyActionRequest(_message.Message):
     EXPECTED_SEQUENCE_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     OMIT_VIEW_FIELD_NUMBER: _builtins.int
+    VIEW_TOKENS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     seat_token: _builtins.str
@@ -229,6 +230,14 @@ class ApplyActionRequest(_message.Message):
         and differ: the request is then INVALID_ARGUMENT).
         """
 
+    @_builtins.property
+    def view_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Other seat tokens the caller holds (a match runner relays for every seat). When the
+        seat to move after this action is one of them, the response's `next_view` is that
+        seat's view, which saves a GetGame call per decision. A token that is no seat's of
+        this game is PERMISSION_DENIED, and the action is then not applied.
+        """
+
     def __init__(
         self,
         *,
@@ -237,10 +246,11 @@ class ApplyActionRequest(_message.Message):
         expected_sequence: _builtins.int = ...,
         action: _game_pb2.Action | None = ...,
         omit_view: _builtins.bool = ...,
+        view_tokens: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "expected_sequence", b"expected_sequence", "game_id", b"game_id", "omit_view", b"omit_view", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "expected_sequence", b"expected_sequence", "game_id", b"game_id", "omit_view", b"omit_view", "seat_token", b"seat_token", "view_tokens", b"view_tokens"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -257,6 +267,7 @@ class ApplyActionResponse(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     TO_MOVE_FIELD_NUMBER: _builtins.int
     LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
+    NEXT_VIEW_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The game's sequence after the steps (the next ApplyAction's expected sequence)."""
     to_move: _builtins.int
@@ -275,6 +286,12 @@ class ApplyActionResponse(_message.Message):
         ListLegalActions would list them); empty otherwise.
         """
 
+    @_builtins.property
+    def next_view(self) -> _game_pb2.GameView:
+        """The view of the seat to move next, when the request's `view_tokens` (or its own
+        token) hold that seat; unset otherwise and once the game is over.
+        """
+
     def __init__(
         self,
         *,
@@ -283,10 +300,11 @@ class ApplyActionResponse(_message.Message):
         sequence: _builtins.int = ...,
         to_move: _builtins.int = ...,
         legal_actions: _abc.Iterable[_game_pb2.Action] | None = ...,
+        next_view: _game_pb2.GameView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "next_view", b"next_view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "legal_actions", b"legal_actions", "sequence", b"sequence", "steps", b"steps", "to_move", b"to_move"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "legal_actions", b"legal_actions", "next_view", b"next_view", "sequence", b"sequence", "steps", b"steps", "to_move", b"to_move"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
