@@ -15,13 +15,28 @@ PIP := $(BIN)/python -m pip --quiet
 PYTEST_ARGS ?=
 LOCK_ARGS ?=
 
-.PHONY: help setup compiled test lint fmt bench loadtest demo lock clean proto proto-check
+.PHONY: help system setup up down compiled test lint fmt bench loadtest demo lock clean proto proto-check
 
 help: ## List every target with what it does
 	@echo "Usage: make <target>"
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 setup: $(STAMP) ## Create .venv/ with the locked dependencies and the project installed editable
+
+# The bot sandbox needs bubblewrap, the replay viewer's browser test Chromium (Debian
+# packages); installed when we may (root with apt-get), else said.
+SYSTEM_PACKAGES := bubblewrap chromium
+system: ## Install the system packages the project needs (bubblewrap, chromium)
+	@missing=""; command -v bwrap >/dev/null || missing="bubblewrap"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get install -y -q $$missing >/dev/null \
+		|| { apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null; }; \
+	else \
+		echo "warning: missing system packages ($$missing) cannot be installed here;" \
+			"untrusted bots are refused without bubblewrap" >&2; \
+	fi
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -32,6 +47,7 @@ $(BIN)/python:
 # pip goes first, on its own (its pin and hashes cut out of the lock), so the locked pip
 # installs the rest.
 $(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
+	@$(MAKE) --no-print-directory system
 	sed -n '/^pip==/,/[^\\]$$/p' $(LOCK) | $(PIP) install --require-hashes -r /dev/stdin
 	$(PIP) install --require-hashes -r $(LOCK)
 	HEIGHTS_PURE_PYTHON=1 $(PIP) install --no-deps --no-build-isolation -e .
@@ -81,16 +97,33 @@ fmt: setup ## Apply ruff's fixes, then format the code
 	$(BIN)/ruff check --fix --exit-zero .
 	$(BIN)/ruff format .
 
-bench: compiled ## Run the benchmarks (heights bench) on the compiled engine, one core
+bench: compiled ## Run the benchmarks: engine (one core), then matches through the whole path
 	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench
+	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench-runner
+	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench-ratings
 
 # Starts its own engine replicas on 127.0.0.1 (compiled rules core), stops them at the end;
 # LOADTEST_SECONDS, LOADTEST_USERS, LOADTEST_CONFIGS, ... are described in loadtests/README.md.
 loadtest: compiled ## Load-test the engine service with locust; summary in loadtests/results/
 	$(BIN)/python loadtests/run.py
 
-demo: setup ## Play one self-play game of the built-in bots and print a summary
-	$(BIN)/heights selfplay --players 4 --games 1 --bots greedy,search,greedy,random --seed 1
+# Seeds its own PostgreSQL database (LOADTEST_DATABASE_URL, 127.0.0.1), serves the platform
+# with gunicorn, drops the database at the end; see "Platform" in loadtests/README.md.
+loadtest-platform: compiled ## Load-test the platform's read API with locust (100 users)
+	$(BIN)/python loadtests/platform/run.py
+
+demo: setup compiled ## The main job: a tournament of bots through engine, runner and platform
+	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main demo
+
+up: setup compiled ## Start engine, runner and platform in the background (var/up/; `make down` stops)
+	@mkdir -p var/up
+	PYTHONPATH=$(COMPILED) nohup $(BIN)/python -m heights_cli.main up --var var/up \
+		> var/up/stack.log 2>&1 & echo $$! > var/up/stack.pid
+	@echo "starting: platform on http://127.0.0.1:8000/api/v1/ (log var/up/stack.log)"
+
+down: ## Stop what `make up` started
+	@if [ -f var/up/stack.pid ]; then kill -TERM $$(cat var/up/stack.pid) 2>/dev/null || true; \
+		rm -f var/up/stack.pid; echo stopped; else echo "nothing started by make up"; fi
 
 # The lock also pins pip, wheel and the build backend from [build-system], so setup
 # needs nothing that the lock does not name. uv keeps existing pins unless told otherwise.
@@ -101,6 +134,6 @@ lock: setup ## Regenerate requirements/lock.txt from pyproject.toml (LOCK_ARGS=-
 		--generate-hashes --custom-compile-command "make lock" --quiet $(LOCK_ARGS) -o $(LOCK)
 
 clean: ## Remove .venv/, tool caches and build artefacts
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist out
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist out var
 	find . -path ./.git -prune -o \( -name __pycache__ -o -name '*.egg-info' \) -prune \
 		-exec rm -rf {} +
