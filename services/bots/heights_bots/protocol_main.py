@@ -1,0 +1,49 @@
+"""A built-in bot as a protocol program: `python -m heights_bots.protocol_main NAME SEED`.
+
+The built-ins run through the same JSON-lines protocol as submitted bots. Each decision's
+observation carries the seat's information set, which becomes a `GameState` the bot can
+read: the same hidden-information contract as in-process play (heights_bots.bot).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from heights_bots.bot import BOT_NAMES, make_bot
+from heights_rules.catalogue import DEFAULT_CATALOGUE, load_catalogue
+from heights_rules.observation import from_infoset
+from heights_sdk import Bot, Decision, run
+
+
+class BuiltinBot(Bot):
+    def __init__(self, name: str, seed: int) -> None:
+        super().__init__(name=name)
+        self._seed = seed
+        self._bot: Any = None
+
+    def on_start(self, hello: dict[str, Any]) -> None:
+        # Seeded by the match seed and the seat, so a re-run match replays identically.
+        self._bot = make_bot(self.name, self._seed * 8 + self.seat)
+        # Load (and validate) the catalogue now, inside the start-up allowance, rather
+        # than during the first move's.
+        load_catalogue(str(hello.get("catalogue", DEFAULT_CATALOGUE)))
+
+    def choose(self, decision: Decision) -> tuple[int, str]:
+        state = from_infoset(decision.observation["infoset"], owned=True)
+        action, note = self._bot.act_with_note(state, self.seat)
+        return int(action), str(note)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or args[0] not in BOT_NAMES or not args[1].isdigit():
+        print(f"usage: protocol_main {{{','.join(BOT_NAMES)}}} SEED", file=sys.stderr)
+        return 2
+    run(BuiltinBot(args[0], int(args[1])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

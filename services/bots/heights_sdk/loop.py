@@ -1,0 +1,65 @@
+"""The bot side of protocol version 1: read JSON lines on stdin, answer on stdout.
+
+Anything a bot wants to log goes to stderr (the runner keeps a bounded amount of it);
+stdout carries protocol messages only, one JSON object per line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any
+
+from heights_sdk.bot import Bot, Decision, LegalAction
+
+PROTOCOL_VERSION = 1
+MAX_DEBUG = 200  # characters of a debug note the runner keeps
+
+
+class ProtocolError(RuntimeError):
+    """The runner sent something this SDK does not understand."""
+
+
+def decision_from_message(msg: dict[str, Any]) -> Decision:
+    observation = msg["observation"]
+    return Decision(
+        step=int(msg["step"]),
+        decision=str(observation.get("decision", "")),
+        legal=tuple(LegalAction(int(a["id"]), str(a["text"])) for a in observation["legal"]),
+        observation=observation,
+        move_ms=int(msg["time"]["move_ms"]),
+        bank_ms=int(msg["time"]["bank_ms"]),
+    )
+
+
+def _send(out: IO[str], msg: dict[str, Any]) -> None:
+    out.write(json.dumps(msg, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
+    """Play one game: hello → ready, decide → action (repeated), end."""
+    inp = stdin or sys.stdin
+    out = stdout or sys.stdout
+    for line in inp:
+        msg = json.loads(line)
+        kind = msg.get("type")
+        if kind == "hello":
+            if msg.get("protocol") != PROTOCOL_VERSION:
+                raise ProtocolError(f"protocol {msg.get('protocol')} is not supported")
+            bot.seat, bot.players = int(msg["seat"]), int(msg["players"])
+            bot.options = dict(msg.get("options", {}))
+            bot.on_start(msg)
+            _send(out, {"type": "ready", "name": bot.name})
+        elif kind == "decide":
+            choice = bot.choose(decision_from_message(msg))
+            action, note = choice if isinstance(choice, tuple) else (choice, "")
+            reply: dict[str, Any] = {"type": "action", "id": int(action)}
+            if note:
+                reply["debug"] = str(note)[:MAX_DEBUG]
+            _send(out, reply)
+        elif kind == "end":
+            bot.on_end(msg)
+            return
+        else:
+            raise ProtocolError(f"unknown message type {kind!r}")
