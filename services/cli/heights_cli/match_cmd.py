@@ -1,0 +1,178 @@
+"""`heights match` and `heights tournament`: local play through the real sandbox and protocol."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from heights_cli.options_arg import add_rule_options, parse_rule_options
+
+
+def register(commands: Any) -> None:
+    match = commands.add_parser(
+        "match", help="play one match between bots (files, zips or built-ins) locally"
+    )
+    match.add_argument("bots", nargs="+", metavar="BOT", help="a .py file, a .zip, or a built-in")
+    match.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
+    match.add_argument("--solo", action="store_true", help="one bot against the Mayor")
+    match.add_argument("--json", action="store_true", help="print the result as JSON")
+    match.add_argument(
+        "--replay", type=Path, default=None, help="where to write the replay (default var/replays/)"
+    )
+    _common(match)
+    match.set_defaults(run=run_match)
+
+    tour = commands.add_parser(
+        "tournament", help="play a series of matches between bots and print standings"
+    )
+    tour.add_argument("bots", nargs="+", metavar="BOT", help="a .py file, a .zip, or a built-in")
+    tour.add_argument("--games", type=int, default=12, help="matches to play (default 12)")
+    tour.add_argument(
+        "--players", type=int, default=0, help="seats per game (default: all bots, 2-4)"
+    )
+    tour.add_argument("--seed", type=int, default=1, help="series seed (default 1)")
+    tour.add_argument("--jobs", type=int, default=2, help="matches played at once (default 2)")
+    tour.add_argument("--json", action="store_true", help="print standings as JSON")
+    _common(tour)
+    tour.set_defaults(run=run_tournament)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", default="", help="engine service address (default: in-process)")
+    p.add_argument("--move-ms", type=int, default=1000, help="time per move (default 1000)")
+    p.add_argument("--bank-ms", type=int, default=10_000, help="time bank per game (default 10000)")
+    p.add_argument("--start-ms", type=int, default=5000, help="start-up time (default 5000)")
+    p.add_argument(
+        "--allow-unsandboxed",
+        action="store_true",
+        help="run untrusted bots without bubblewrap (local development only)",
+    )
+    p.add_argument("--cache-dir", type=Path, default=Path("var/bots"), help="unpacked bots")
+    add_rule_options(p)
+
+
+def _base(args: argparse.Namespace, players: int, solo: bool) -> Any:
+    from heights_runner.contract import MatchSpec, TimeLimits
+
+    options = parse_rule_options(args.option).to_dict() if args.option else {}
+    limits = TimeLimits(args.move_ms, args.bank_ms, args.start_ms)
+    seed = args.seed if args.seed is not None else uuid.uuid4().int >> 65
+    placeholder: Any = ()
+    return MatchSpec(
+        uuid.uuid4().hex[:12], seed, placeholder, solo=solo, options=options, limits=limits
+    ), players
+
+
+def _policy(args: argparse.Namespace) -> Any:
+    from heights_runner.launch import LaunchPolicy
+
+    return LaunchPolicy(args.cache_dir.resolve(), allow_unsandboxed=args.allow_unsandboxed)
+
+
+def run_match(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from heights_runner.local import engine_factory, seat_for
+    from heights_runner.match import play_match, result_summary
+
+    expected = 1 if args.solo else len(args.bots)
+    if (args.solo and len(args.bots) != 1) or (not args.solo and not 2 <= len(args.bots) <= 4):
+        print("a match needs 2 to 4 bots, or 1 with --solo", file=sys.stderr)
+        return 2
+    try:
+        seats = tuple(seat_for(b) for b in args.bots)
+    except ValueError as err:
+        print(f"heights match: {err}", file=sys.stderr)
+        return 2
+    base, _ = _base(args, expected, args.solo)
+    spec = replace(base, seats=seats)
+    result = play_match(spec, engine_factory(args.engine), _policy(args))
+    path = args.replay or Path("var/replays") / f"match-{spec.match_id}.replay.gz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(result.replay_bytes())
+    if args.json:
+        print(json.dumps(result_summary(result) | {"replay_path": str(path)}, indent=2))
+        return 0
+    print(
+        f"match {spec.match_id}  seed {result.seed}  {result.termination}, {result.rounds} rounds"
+    )
+    for seat in sorted(result.seats, key=lambda s: s.rank):
+        note = (
+            f"  FORFEIT {seat.forfeit.reason} at step {seat.forfeit.step}: {seat.forfeit.detail}"
+            if seat.forfeit
+            else ""
+        )
+        print(
+            f"  #{seat.rank}  seat {seat.seat}  {seat.name:<20} {seat.score:>4} VP  "
+            f"{seat.moves} moves, {seat.think_ms} ms{note}"
+        )
+    print(f"replay: {path}  (heights verify {path})")
+    return 0
+
+
+def run_tournament(args: argparse.Namespace) -> int:
+    from heights_runner.local import Standing, play_series, series_specs
+
+    players = args.players or min(len(args.bots), 4)
+    if not 2 <= players <= 4 or len(args.bots) < players:
+        print("a tournament needs at least --players bots, and 2 to 4 players", file=sys.stderr)
+        return 2
+    base, _ = _base(args, players, False)
+    try:
+        specs = series_specs(args.bots, args.games, players, args.seed, base)
+    except ValueError as err:
+        print(f"heights tournament: {err}", file=sys.stderr)
+        return 2
+    table = [Standing(name) for name in args.bots]
+    done = [0]
+
+    def on_result(result: Any, lineup: list[int]) -> None:
+        ranks = [s.rank for s in result.seats]
+        for seat, bot in zip(result.seats, lineup, strict=True):
+            table[bot].add(seat.rank, ranks, seat.score, seat)
+        done[0] += 1
+        _progress(done[0], len(specs), result.seconds)
+
+    play_series(specs, _policy(args), args.engine, args.jobs, on_result)
+    print(file=sys.stderr)
+    order = sorted(
+        range(len(table)),
+        key=lambda i: (-table[i].points, table[i].rank_sum / max(1, table[i].games)),
+    )
+    if args.json:
+        print(json.dumps([_row(table[i]) for i in order], indent=2))
+        return 0
+    print(
+        f"{'#':>2}  {'bot':<24}{'games':>6}{'wins':>7}{'avg rank':>9}{'avg VP':>8}{'forfeits':>9}"
+    )
+    for place, i in enumerate(order, 1):
+        s = table[i]
+        print(
+            f"{place:>2}  {s.name:<24}{s.games:>6}{s.points:>7.1f}"
+            f"{s.rank_sum / max(1, s.games):>9.2f}"
+            f"{s.score_sum / max(1, s.games):>8.1f}{s.forfeits:>9}"
+        )
+    return 0
+
+
+def _row(s: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    row: dict[str, Any] = asdict(s)
+    return row
+
+
+def _progress(done: int, total: int, seconds: float) -> None:
+    width = 30
+    filled = width * done // total
+    bar = "#" * filled + "-" * (width - filled)
+    print(
+        f"\r[{bar}] {done}/{total} matches  (last {seconds:.1f} s)",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )

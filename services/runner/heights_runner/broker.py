@@ -1,0 +1,75 @@
+"""Broker settings shared by the runner and the platform, and the embedded file broker.
+
+Production uses Redis. With nothing configured, messages go through a folder (kombu's
+filesystem transport) so a newcomer needs no server. That transport writes a message in
+place, so a reader polling the folder can pick up a half-written file; here each message
+is written beside the folder and renamed into it, which is atomic on one file system.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from kombu.transport import filesystem
+from kombu.utils.json import dumps
+
+FILE_SCHEME = "file://"
+
+
+class AtomicFilesystemChannel(filesystem.Channel):
+    # kombu's stubs give its two base classes incompatible `_put` signatures.
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        # Wall-clock milliseconds first: kombu reads the folder in name order (FIFO).
+        name = f"{time.time_ns() // 1_000_000}_{uuid.uuid4()}.{queue}.msg"
+        staging = Path(f"{self.data_folder_out.rstrip('/')}.staging")
+        staging.mkdir(parents=True, exist_ok=True)
+        part = staging / name
+        part.write_bytes(dumps(payload).encode())
+        os.replace(part, Path(self.data_folder_out) / name)
+
+
+class AtomicFilesystemTransport(filesystem.Transport):
+    Channel = AtomicFilesystemChannel
+
+
+def default_broker_dir() -> Path:
+    return Path(os.environ.get("HEIGHTS_VAR_DIR", Path.cwd() / "var")) / "broker"
+
+
+def celery_broker_settings(url: str, prefix: str | None = None) -> dict[str, Any]:
+    """Celery settings for a broker URL: redis://…, amqp://…, or file://DIR (or empty).
+
+    `prefix` (default: HEIGHTS_BROKER_PREFIX) namespaces every Redis key, so several
+    deployments (or test runs) can share one Redis; the platform and the runner must
+    use the same one.
+    """
+    if prefix is None:
+        prefix = os.environ.get("HEIGHTS_BROKER_PREFIX", "")
+    if url.startswith(("redis://", "rediss://")):
+        options = {"global_keyprefix": prefix} if prefix else {}
+        return {"broker_url": url, "broker_transport_options": options}
+    if url and not url.startswith(FILE_SCHEME):
+        return {"broker_url": url}
+    folder = Path(url[len(FILE_SCHEME) :]) if url else default_broker_dir()
+    (folder / "queue").mkdir(parents=True, exist_ok=True)
+    return {
+        "broker_url": "filesystem://",
+        "broker_transport": f"{__name__}:AtomicFilesystemTransport",
+        "broker_transport_options": {
+            "data_folder_in": str(folder / "queue"),
+            "data_folder_out": str(folder / "queue"),
+            # kombu's default is ./control: keep exchange bindings beside the queue.
+            "control_folder": str(folder / "control"),
+            "store_processed": False,
+        },
+    }
+
+
+def describe(url: str) -> str:
+    if url and not url.startswith(FILE_SCHEME):
+        return url.rsplit("@", maxsplit=1)[-1]  # never log credentials
+    return f"file broker in {url[len(FILE_SCHEME) :] if url else default_broker_dir()} (embedded)"

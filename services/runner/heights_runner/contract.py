@@ -1,0 +1,189 @@
+"""What the runner and its callers exchange: a match to play and its result.
+
+Plain, JSON-able data only, so a match crosses Celery (or any queue) as a message: the
+platform sends a `MatchSpec` to the `matches` queue and receives a `MatchResult` as a
+message on the `results` queue. Runner workers never see the platform's database; a bot
+arrives with the task, by content hash with its bytes, and is cached by that hash.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+# Celery task names and queues: matches are long, results and qualification short.
+TASK_PLAY_MATCH = "heights_runner.play_match"
+TASK_RECORD_RESULT = "heights_platform.record_match_result"
+TASK_MATCH_STARTED = "heights_platform.record_match_started"  # args: match_id
+QUEUE_MATCHES = "matches"
+QUEUE_SHORT = "short"
+QUEUE_RESULTS = "results"
+
+BUILTIN_BOTS = ("random", "greedy", "search")
+MAX_BOT_BYTES = 1_000_000  # a submitted file or zip archive, compressed
+
+BotKind = Literal["builtin", "py", "zip"]
+ForfeitReason = Literal[
+    "start_timeout",  # no `ready` within the start limit
+    "timeout",  # a move past its limit with the time bank spent
+    "crash",  # the process ended before the game did
+    "garbage",  # a line that is not a protocol message
+    "illegal",  # an action id that is not legal in the current decision
+    "flood",  # too much output on stdout or stderr
+    "memory",  # killed for memory
+    "sandbox",  # the sandbox refused to start the bot
+]
+FORFEIT_REASONS: tuple[str, ...] = (
+    "start_timeout",
+    "timeout",
+    "crash",
+    "garbage",
+    "illegal",
+    "flood",
+    "memory",
+    "sandbox",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BotRef:
+    """A bot: a built-in by name, or a submitted file (`py`) or archive (`zip`)."""
+
+    kind: BotKind
+    name: str  # built-in name, or the file name as uploaded
+    sha256: str = ""  # of `content`; empty for built-ins
+    content_b64: str = ""  # the file or archive bytes, base64; empty for built-ins
+
+    @classmethod
+    def builtin(cls, name: str) -> BotRef:
+        if name not in BUILTIN_BOTS:
+            raise ValueError(f"unknown built-in bot {name!r}; built-ins: {', '.join(BUILTIN_BOTS)}")
+        return cls("builtin", name)
+
+    @classmethod
+    def from_bytes(cls, kind: Literal["py", "zip"], name: str, content: bytes) -> BotRef:
+        return cls(
+            kind,
+            name,
+            hashlib.sha256(content).hexdigest(),
+            base64.b64encode(content).decode("ascii"),
+        )
+
+    def content(self) -> bytes:
+        """The bytes, checked against the hash they were sent with."""
+        data = base64.b64decode(self.content_b64, validate=True)
+        if hashlib.sha256(data).hexdigest() != self.sha256:
+            raise ValueError(f"bot {self.name!r}: content does not match its sha256")
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimits:
+    """Per-move limit, a bank shared by the whole game, and the start-up limit (ms)."""
+
+    move_ms: int = 1000
+    bank_ms: int = 10_000
+    start_ms: int = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    name: str  # shown in the replay and results (e.g. "alice/rocket v3")
+    bot: BotRef
+    trusted: bool = False  # built-ins are; submitted code never is
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """A match to play. `match_id` is the idempotency key of the whole pipeline."""
+
+    match_id: str
+    seed: int
+    seats: tuple[SeatSpec, ...]
+    solo: bool = False
+    options: dict[str, Any] = field(default_factory=dict)  # RuleOptions fields by name
+    catalogue: str = "reconstructed-v1"
+    limits: TimeLimits = TimeLimits()
+    reply_to: str = TASK_RECORD_RESULT  # task that receives the result; "" for none
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchSpec:
+        seats = tuple(
+            SeatSpec(s["name"], BotRef(**s["bot"]), bool(s.get("trusted", False)))
+            for s in data["seats"]
+        )
+        return cls(
+            match_id=str(data["match_id"]),
+            seed=int(data["seed"]),
+            seats=seats,
+            solo=bool(data.get("solo", False)),
+            options=dict(data.get("options", {})),
+            catalogue=str(data.get("catalogue", "reconstructed-v1")),
+            limits=TimeLimits(**data.get("limits", {})),
+            reply_to=str(data.get("reply_to", TASK_RECORD_RESULT)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    seat: int
+    reason: str  # one of FORFEIT_REASONS
+    step: int  # the replay step at which the seat was taken over
+    detail: str  # human-readable, e.g. "action 17 is not legal: …" (truncated)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    seat: int
+    name: str
+    rank: int  # 1 = winner; shared ranks for ties; a forfeiting seat ranks last
+    score: int
+    forfeit: Forfeit | None
+    moves: int  # decisions the bot itself made
+    think_ms: int  # total time the bot took over its decisions, as measured by the runner
+    max_move_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    match_id: str
+    status: Literal["finished", "failed"]
+    seed: int
+    seed_commitment: str  # sha256 published before play
+    seats: tuple[SeatResult, ...] = ()
+    termination: str = ""
+    rounds: int = 0
+    outcome: dict[str, Any] = field(default_factory=dict)  # the engine's outcome JSON
+    replay_b64: str = ""  # gzip replay record (heights_rules.replay), base64
+    replay_sha256: str = ""  # of the gzip bytes
+    seconds: float = 0.0
+    error: str = ""  # for `failed`: why (never a bot fault: those are forfeits)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchResult:
+        seats = tuple(
+            SeatResult(
+                **{k: v for k, v in s.items() if k != "forfeit"},
+                forfeit=Forfeit(**s["forfeit"]) if s.get("forfeit") else None,
+            )
+            for s in data.get("seats", ())
+        )
+        return cls(**{**data, "seats": seats})
+
+    def replay_bytes(self) -> bytes:
+        blob = base64.b64decode(self.replay_b64, validate=True)
+        if hashlib.sha256(blob).hexdigest() != self.replay_sha256:
+            raise ValueError(f"match {self.match_id}: replay does not match its sha256")
+        return blob

@@ -1,0 +1,151 @@
+"""The engine service as a match's engine: one game, every seat's token held by the runner.
+
+The runner is the trusted middleman between the service and the bots: it holds the seat
+tokens, asks for the view of the seat to move, and relays that seat's answer. Transient
+failures (UNAVAILABLE, DEADLINE_EXCEEDED) are retried a few times; a stale sequence
+after a retried ApplyAction means the first attempt landed, which the sequence shows.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from typing import TypeVar
+
+import grpc
+
+from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
+from heights_engine.proto import game_pb2
+from heights_runner.contract import MatchSpec
+from heights_runner.engines import OVER, EngineRefusedError, EngineUnavailableError, Finished, Turn
+
+T = TypeVar("T")
+RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+ATTEMPTS = 5
+CALL_TIMEOUT = 10.0
+
+
+def _code(err: grpc.RpcError) -> grpc.StatusCode:
+    code: grpc.StatusCode = getattr(err, "code")()  # noqa: B009 (RpcError is also a Call)
+    return code
+
+
+def _details(err: grpc.RpcError) -> str:
+    details: str = getattr(err, "details")() or ""  # noqa: B009
+    return details
+
+
+def channel(address: str) -> grpc.Channel:
+    """A channel that balances over every address of a headless service name."""
+    options = [
+        ("grpc.lb_policy_name", "round_robin"),
+        ("grpc.max_receive_message_length", 16 * 2**20),
+        ("grpc.keepalive_time_ms", 30_000),
+    ]
+    return grpc.insecure_channel(address, options=options)
+
+
+class GrpcEngine:
+    def __init__(self, spec: MatchSpec, chan: grpc.Channel) -> None:
+        self._stub = pb_grpc.EngineServiceStub(chan)
+        request = pb.CreateGameRequest(
+            # A fresh id per attempt: a re-run match starts a new game on the same seed.
+            request_id=f"{spec.match_id}-{uuid.uuid4().hex[:12]}",
+            config=game_pb2.GameConfig(
+                players=spec.players,
+                solo=spec.solo,
+                catalogue_id=spec.catalogue,
+                options_json=json.dumps(spec.options),
+            ),
+            seed=spec.seed,
+            seat_names=[seat.name for seat in spec.seats],
+        )
+        created: pb.CreateGameResponse = self._call(self._stub.CreateGame, request)
+        self.game_id = created.game.game_id
+        self.commitment = created.game.seed.commitment_sha256
+        self._tokens = list(created.seat_tokens)
+        self._sequence = created.game.sequence
+        self._to_move = created.game.to_move if created.game.status != 2 else OVER
+        self._next: Turn | None = None  # the next mover's view, sent with the last action
+
+    def _call(self, method: Callable[..., T], request: object) -> T:
+        delay = 0.1
+        for attempt in range(ATTEMPTS):
+            try:
+                return method(request, timeout=CALL_TIMEOUT)
+            except grpc.RpcError as err:
+                if _code(err) not in RETRYABLE or attempt == ATTEMPTS - 1:
+                    if _code(err) in RETRYABLE:
+                        raise EngineUnavailableError(f"engine service: {_details(err)}") from None
+                    raise
+                time.sleep(delay)
+                delay *= 2
+        raise AssertionError("unreachable")
+
+    def to_move(self) -> int:
+        return self._to_move
+
+    def turn(self) -> Turn:
+        seat = self._to_move
+        if self._next is not None and self._next.seat == seat:
+            turn, self._next = self._next, None
+            return turn
+        request = pb.GetGameRequest(game_id=self.game_id, seat_token=self._tokens[seat])
+        view = self._call(self._stub.GetGame, request).game
+        return Turn(seat, view.sequence, view.observation_json)
+
+    def apply(self, seat: int, action: int) -> None:
+        request = pb.ApplyActionRequest(
+            game_id=self.game_id,
+            seat_token=self._tokens[seat],
+            expected_sequence=self._sequence,
+            action=game_pb2.Action(id=action),
+            omit_view=True,
+            view_tokens=[t for s, t in enumerate(self._tokens) if s != seat],
+        )
+        self._next = None
+        try:
+            response: pb.ApplyActionResponse = self._call(self._stub.ApplyAction, request)
+        except grpc.RpcError as err:
+            if _code(err) in (
+                grpc.StatusCode.FAILED_PRECONDITION,
+                grpc.StatusCode.INVALID_ARGUMENT,
+            ):
+                raise EngineRefusedError(_details(err)) from None
+            if _code(err) != grpc.StatusCode.ABORTED:
+                raise
+            # Only this runner plays the game: a stale sequence means a retried call
+            # landed already. Catch up from the public view.
+            self._refresh()
+            return
+        self._sequence = response.sequence
+        self._to_move = response.to_move if response.to_move >= 0 else OVER
+        if response.HasField("next_view"):
+            view = response.next_view
+            self._next = Turn(view.viewer, view.sequence, view.observation_json)
+
+    def _refresh(self) -> None:
+        view = self._call(self._stub.GetGame, pb.GetGameRequest(game_id=self.game_id)).game
+        self._sequence = view.sequence
+        self._to_move = view.to_move if view.status != 2 else OVER
+
+    def finish(self) -> Finished:
+        view = self._call(self._stub.GetGame, pb.GetGameRequest(game_id=self.game_id)).game
+        replay = self._call(self._stub.GetReplay, pb.GetReplayRequest(game_id=self.game_id))
+        result = json.loads(view.outcome.outcome_json)
+        return Finished(
+            ranks=tuple(result["ranks"]),
+            totals=tuple(result["totals"]),
+            termination=result["termination"],
+            rounds=int(result["rounds"]),
+            outcome=result,
+            replay=replay.replay,
+            seed=view.seed.seed,
+            commitment=view.seed.commitment_sha256,
+        )
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,126 @@
+"""Local play for bot authors: a BOT argument becomes a seat; matches and series.
+
+Same protocol, sandbox and limits as the server; the engine runs in this process unless
+an engine service address is given. A tournament here is a duplicate series: each game
+seed is played once per rotation of the seats.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from heights_runner.botfiles import check_bot_file
+from heights_runner.contract import (
+    BUILTIN_BOTS,
+    BotRef,
+    MatchResult,
+    MatchSpec,
+    SeatSpec,
+    TimeLimits,
+)
+from heights_runner.engines import Engine, LocalEngine
+from heights_runner.launch import LaunchPolicy
+from heights_runner.match import play_match
+
+
+def seat_for(arg: str) -> SeatSpec:
+    """A built-in by name, or a .py file / .zip archive path (validated like an upload)."""
+    if arg in BUILTIN_BOTS:
+        return SeatSpec(arg, BotRef.builtin(arg), trusted=True)
+    path = Path(arg)
+    if not path.is_file():
+        raise ValueError(
+            f"{arg!r} is neither a built-in bot ({', '.join(BUILTIN_BOTS)}) nor a file"
+        )
+    content = path.read_bytes()
+    kind = check_bot_file(path.name, content)
+    return SeatSpec(path.stem, BotRef.from_bytes(kind, path.name, content))
+
+
+def derived_seed(seed: int, index: int) -> int:
+    digest = hashlib.blake2b(f"{seed}:{index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def engine_factory(address: str) -> Callable[[MatchSpec], Engine]:
+    if not address:
+        return LocalEngine
+    from heights_runner.grpc_engine import GrpcEngine, channel
+
+    chan = channel(address)
+    return lambda spec: GrpcEngine(spec, chan)
+
+
+@dataclass(slots=True)
+class Standing:
+    name: str
+    games: int = 0
+    points: float = 0.0  # 1 per win, shared wins split
+    rank_sum: int = 0
+    score_sum: int = 0
+    forfeits: int = 0
+    think_ms: int = 0
+    moves: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def add(self, rank: int, ranks: Sequence[int], score: int, result_seat: Any) -> None:
+        self.games += 1
+        self.rank_sum += rank
+        self.score_sum += score
+        if rank == 1:
+            self.points += 1.0 / sum(1 for r in ranks if r == 1)
+        self.think_ms += result_seat.think_ms
+        self.moves += result_seat.moves
+        if result_seat.forfeit is not None:
+            self.forfeits += 1
+            reason = result_seat.forfeit.reason
+            self.reasons[reason] = self.reasons.get(reason, 0) + 1
+
+
+def series_specs(
+    bots: Sequence[str], games: int, players: int, seed: int, base: MatchSpec
+) -> list[tuple[MatchSpec, list[int]]]:
+    """`games` matches; consecutive groups share a seed and rotate the seats.
+
+    With more bots than seats, each seed's lineup is the next `players` bots in a cycle.
+    Returns each spec with the index (into `bots`) of the bot at each seat.
+    """
+    seats = [seat_for(b) for b in bots]
+    specs = []
+    for index in range(games):
+        group, turn = divmod(index, players)
+        lineup = [(group * players + k) % len(bots) for k in range(players)]
+        lineup = lineup[turn:] + lineup[:turn]
+        spec = replace(
+            base,
+            match_id=f"{base.match_id}-{index}",
+            seed=derived_seed(seed, group),
+            seats=tuple(seats[i] for i in lineup),
+        )
+        specs.append((spec, lineup))
+    return specs
+
+
+def play_series(
+    specs: Sequence[tuple[MatchSpec, list[int]]],
+    policy: LaunchPolicy,
+    address: str,
+    jobs: int,
+    on_result: Callable[[MatchResult, list[int]], None],
+) -> None:
+    factory = engine_factory(address)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [
+            (pool.submit(play_match, spec, factory, policy), lineup) for spec, lineup in specs
+        ]
+        for future, lineup in futures:
+            on_result(future.result(), lineup)
+
+
+def default_limits() -> TimeLimits:
+    return TimeLimits()

@@ -1,0 +1,123 @@
+"""Playing one match: bots in sandboxes, relayed decision by decision to an engine.
+
+The driver is the same whatever the engine (in-process for `heights match`, the engine
+service for a worker). A bot's fault is part of the result (a forfeit), never an
+exception; only infrastructure failures (the engine unreachable) raise, so the caller
+can retry the whole match on the same seed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from heights_rules.replay import Replay
+from heights_runner.contract import Forfeit, MatchResult, MatchSpec, SeatResult
+from heights_runner.engines import OVER, Engine, EngineRefusedError, Finished
+from heights_runner.launch import LaunchPolicy
+from heights_runner.ranks import final_ranks
+from heights_runner.seats import Seat
+
+log = logging.getLogger("heights.runner")
+
+EngineFactory = Callable[[MatchSpec], Engine]
+
+
+def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy) -> MatchResult:
+    """Play `spec` to the end and return its result (forfeits included)."""
+    started = time.monotonic()
+    engine = make_engine(spec)
+    log.info(
+        "game created on the engine",
+        extra={"match_id": spec.match_id, "game_id": engine.game_id, "players": spec.players},
+    )
+    seats = [Seat(spec, s, policy) for s in range(spec.players)]
+    notes: dict[int, str] = {}
+    try:
+        for seat in seats:  # every process starts before any is waited for
+            seat.launch()
+        deadline = time.monotonic() + spec.limits.start_ms / 1000.0
+        for seat in seats:
+            seat.ready(deadline)
+        while engine.to_move() != OVER:
+            turn = engine.turn()
+            seat = seats[turn.seat]
+            action, note = seat.decide(turn)
+            try:
+                engine.apply(turn.seat, action)
+            except EngineRefusedError as err:
+                if seat.forfeit is not None:  # the stand-in reads the same rules: a bug
+                    raise RuntimeError(f"engine refused the stand-in's action: {err}") from None
+                seat.refused(f"action {action}: {err}", turn.step)
+                action, note = seat.decide(turn)
+                engine.apply(turn.seat, action)
+            if note:
+                notes[turn.step] = note
+        finished = engine.finish()
+        result = _result(spec, finished, seats, notes, time.monotonic() - started)
+        for seat in seats:
+            seat.end(list(finished.ranks), list(finished.totals), finished.outcome)
+        return result
+    finally:
+        for seat in seats:
+            seat.close()
+        engine.close()
+
+
+def _result(
+    spec: MatchSpec, fin: Finished, seats: list[Seat], notes: dict[int, str], seconds: float
+) -> MatchResult:
+    forfeits = [seat.forfeit for seat in seats if seat.forfeit is not None]
+    ranks = final_ranks(fin.ranks, {f.seat for f in forfeits})
+    replay = Replay.from_bytes(fin.replay)
+    replay.debug = dict(notes)
+    replay.forfeits = [asdict(f) for f in forfeits]
+    blob = replay.to_bytes()
+    return MatchResult(
+        match_id=spec.match_id,
+        status="finished",
+        seed=fin.seed,
+        seed_commitment=fin.commitment,
+        seats=tuple(_seat_result(seat, ranks[s], fin.totals[s]) for s, seat in enumerate(seats)),
+        termination=fin.termination,
+        rounds=fin.rounds,
+        outcome=fin.outcome | {"final_ranks": ranks},
+        replay_b64=base64.b64encode(blob).decode("ascii"),
+        replay_sha256=hashlib.sha256(blob).hexdigest(),
+        seconds=round(seconds, 3),
+    )
+
+
+def _seat_result(seat: Seat, rank: int, score: int) -> SeatResult:
+    forfeit: Forfeit | None = seat.forfeit
+    if forfeit is not None:
+        log.info(
+            "seat forfeited",
+            extra={"seat": seat.seat, "reason": forfeit.reason, "step": forfeit.step},
+        )
+    return SeatResult(
+        seat=seat.seat,
+        name=seat.spec.seats[seat.seat].name,
+        rank=rank,
+        score=score,
+        forfeit=forfeit,
+        moves=seat.clock.moves,
+        think_ms=round(seat.clock.think_ms),
+        max_move_ms=round(seat.clock.max_move_ms),
+    )
+
+
+def failed_result(spec: MatchSpec, error: str, seconds: float = 0.0) -> MatchResult:
+    return MatchResult(spec.match_id, "failed", spec.seed, "", error=error[:500], seconds=seconds)
+
+
+def result_summary(result: MatchResult) -> dict[str, Any]:
+    """The result without the replay blob, for logs and `--json` output."""
+    data = result.to_dict()
+    data.pop("replay_b64")
+    return data

@@ -1,0 +1,95 @@
+"""The runner's side of bot protocol version 1 (docs/bot-protocol.md).
+
+Messages are single-line JSON objects. What a bot sends back is parsed strictly: a
+reply that is not one JSON object of the expected type is a fault of the bot, reported
+as a `ProtocolViolationError` with the forfeit reason to record. Whether the action is legal
+is the engine's call (engines.EngineRefusedError).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from heights_rules.actions import ACTION_SPACE_VERSION
+from heights_runner.contract import MatchSpec, TimeLimits
+from heights_runner.engines import Turn
+
+PROTOCOL_VERSION = 1
+MAX_DEBUG = 200  # characters of a debug note kept in the replay
+MAX_NAME = 40
+
+
+class ProtocolViolationError(Exception):
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason  # "garbage" or "illegal"
+        self.detail = detail
+
+
+def _line(msg: dict[str, Any]) -> str:
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+
+
+def hello(spec: MatchSpec, seat: int) -> str:
+    limits: TimeLimits = spec.limits
+    return _line(
+        {
+            "type": "hello",
+            "protocol": PROTOCOL_VERSION,
+            "action_space_version": ACTION_SPACE_VERSION,
+            "seat": seat,
+            "players": spec.players,
+            "solo": spec.solo,
+            "seat_names": [s.name for s in spec.seats],
+            "options": spec.options,
+            "catalogue": spec.catalogue,
+            "limits": {
+                "move_ms": limits.move_ms,
+                "bank_ms": limits.bank_ms,
+                "start_ms": limits.start_ms,
+            },
+        }
+    )
+
+
+def decide(turn: Turn, move_ms: int, bank_ms: int) -> str:
+    # The observation (legal actions and decision text included) is spliced in as the
+    # engine wrote it: re-encoding ~15 KB per decision would be most of the relay's cost.
+    time_part = _line({"move_ms": move_ms, "bank_ms": max(0, bank_ms)})
+    return (
+        f'{{"type":"decide","step":{turn.step},"time":{time_part},'
+        f'"observation":{turn.observation_json}}}'
+    )
+
+
+def end(ranks: list[int], scores: list[int], outcome: dict[str, Any]) -> str:
+    return _line({"type": "end", "ranks": ranks, "scores": scores, "outcome": outcome})
+
+
+def _parse(line: str, expected: str) -> dict[str, Any]:
+    try:
+        msg = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ProtocolViolationError("garbage", f"not JSON: {line[:80]!r}") from None
+    if not isinstance(msg, dict) or msg.get("type") != expected:
+        raise ProtocolViolationError(
+            "garbage", f"expected a {expected!r} message, got {line[:80]!r}"
+        )
+    return msg
+
+
+def parse_ready(line: str) -> str:
+    """The bot's name from its `ready` message."""
+    name = _parse(line, "ready").get("name", "")
+    return str(name)[:MAX_NAME] if isinstance(name, str) else ""
+
+
+def parse_action(line: str) -> tuple[int, str]:
+    """The chosen action id and the bot's debug note; the engine judges legality."""
+    msg = _parse(line, "action")
+    action = msg.get("id")
+    if isinstance(action, bool) or not isinstance(action, int):
+        raise ProtocolViolationError("garbage", f"`id` must be an integer, got {action!r}"[:120])
+    note = msg.get("debug", "")
+    return action, note[:MAX_DEBUG] if isinstance(note, str) else ""

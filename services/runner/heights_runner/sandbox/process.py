@@ -1,0 +1,221 @@
+"""A running bot: line I/O with deadlines and output bounds, and a thorough close()."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from types import TracebackType
+
+from heights_runner.sandbox.cgroups import BotCgroup
+from heights_runner.sandbox.limits import BotFlood, BotGone, BotTimeout, Limits
+
+_CHUNK = 65536
+_SLICE = 0.05
+_SIGNAL_NOTES: dict[int, str] = {
+    signal.SIGXCPU: " (CPU limit)",
+    signal.SIGXFSZ: " (file size limit)",
+}
+
+
+class BotProcess:
+    """One bot process (under bubblewrap when `sandboxed`); see `start_bot`."""
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        *,
+        limits: Limits,
+        cgroup: BotCgroup | None,
+        sandboxed: bool,
+    ) -> None:
+        assert popen.stdin is not None
+        assert popen.stdout is not None
+        assert popen.stderr is not None
+        self.pid = popen.pid
+        self.sandboxed = sandboxed
+        self._popen = popen
+        self._limits = limits
+        self._cgroup = cgroup
+        self._stdin = popen.stdin.fileno()
+        self._stdout = popen.stdout.fileno()
+        os.set_blocking(self._stdin, False)
+        os.set_blocking(self._stdout, False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._stdout, selectors.EVENT_READ)
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of _buffer known to hold no newline
+        self._eof = False
+        self._closed = False
+        self._stdout_total = 0
+        self._stderr_total = 0
+        self._stderr_kept = bytearray()
+        self._drainer = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._drainer.start()
+
+    # -- stdin -------------------------------------------------------------------------
+    def send(self, line: str, timeout: float = 10.0) -> None:
+        """Write `line` and a newline; BotTimeout if the bot does not take it within `timeout`."""
+        if self._closed:
+            raise BotGone("send after close()")
+        data = memoryview((line + "\n").encode())
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(self._stdin, selectors.EVENT_WRITE)
+            while data:
+                try:
+                    data = data[os.write(self._stdin, data) :]
+                    continue
+                except BlockingIOError:
+                    pass
+                except (BrokenPipeError, ValueError, OSError) as exc:
+                    raise self._gone(f"stdin closed ({exc.__class__.__name__})") from exc
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise BotTimeout(f"bot did not read its input within {timeout:.3f}s")
+                sel.select(remaining)
+
+    # -- stdout ------------------------------------------------------------------------
+    def receive(self, timeout: float) -> str:
+        """The next stdout line, without its newline (undecodable bytes become U+FFFD)."""
+        if self._closed:
+            raise BotGone("receive after close()")
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._take_line()
+            if line is not None:
+                return line
+            self._check_flood()
+            if self._eof:
+                raise self._gone("stdout closed")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                # One last look without waiting: with a deadline shared by several bots
+                # (start-up), a line may have been sitting in the pipe all along.
+                if self._selector.select(0):
+                    self._read_stdout()
+                    line = self._take_line()
+                    if line is not None:
+                        return line
+                raise BotTimeout(f"no line within {timeout:.3f}s")
+            # Short slices: stderr, drained by another thread, may push us over the output limit.
+            if self._selector.select(min(remaining, _SLICE)):
+                self._read_stdout()
+
+    def _read_stdout(self) -> None:
+        try:
+            chunk = os.read(self._stdout, _CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._eof = True
+            return
+        self._stdout_total += len(chunk)
+        self._buffer += chunk
+
+    def _take_line(self) -> str | None:
+        end = self._buffer.find(b"\n", self._scanned)
+        if end < 0:
+            self._scanned = len(self._buffer)
+            if len(self._buffer) > self._limits.line_bytes:
+                raise BotFlood(f"stdout line longer than {self._limits.line_bytes} bytes")
+            return None
+        if end > self._limits.line_bytes:
+            raise BotFlood(f"stdout line longer than {self._limits.line_bytes} bytes")
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
+        self._scanned = 0
+        return line.decode("utf-8", errors="replace")
+
+    def _check_flood(self) -> None:
+        total = self._stdout_total + self._stderr_total
+        if total > self._limits.output_bytes:
+            raise BotFlood(f"{total} bytes of output, over the {self._limits.output_bytes} limit")
+
+    # -- stderr ------------------------------------------------------------------------
+    def _drain_stderr(self) -> None:
+        """Read stderr to its end so a chatty bot never blocks; keep only the tail."""
+        stream = self._popen.stderr
+        assert stream is not None
+        keep = self._limits.stderr_bytes
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(stream.fileno(), _CHUNK):
+                self._stderr_total += len(chunk)
+                self._stderr_kept += chunk
+                if len(self._stderr_kept) > keep:
+                    del self._stderr_kept[: len(self._stderr_kept) - keep]
+
+    def stderr_text(self) -> str:
+        """The last `stderr_bytes` of stderr, with a note of how much was dropped."""
+        kept = bytes(self._stderr_kept)
+        dropped = self._stderr_total - len(kept)
+        text = kept.decode("utf-8", errors="replace")
+        return f"[{dropped} earlier bytes dropped]\n{text}" if dropped > 0 else text
+
+    # -- end ---------------------------------------------------------------------------
+    def _gone(self, what: str) -> BotGone:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout=1.0)
+        oom = self._cgroup is not None and self._cgroup.oom_killed()
+        info = self.exit_info() or "still running"
+        return BotGone(f"{what}: {info}", reason="memory" if oom else "crash")
+
+    def exit_info(self) -> str | None:
+        """How the bot ended, or None while it runs."""
+        code = self._popen.poll()
+        if code is None:
+            return None
+        # bubblewrap reports a child killed by signal N as status 128 + N.
+        signum = -code if code < 0 else code - 128 if self.sandboxed and code > 128 else 0
+        if not signum:
+            return f"exited with status {code}"
+        try:
+            name = signal.Signals(signum).name
+        except ValueError:
+            name = f"signal {signum}"
+        note = _SIGNAL_NOTES.get(signum, "")
+        if self._cgroup is not None and self._cgroup.oom_killed():
+            note = " (memory limit)"
+        return f"killed by {name}{note}"
+
+    def close(self, grace: float = 0.2) -> None:
+        """End the bot and everything it started, reap it, remove its cgroups. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(OSError):
+            self._popen.stdin.close()  # type: ignore[union-attr]
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout=grace)
+        if self._popen.returncode is None:
+            # Own session (start_new_session): the group is bwrap, or the bot and its children.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._popen.pid, signal.SIGKILL)
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+        self._popen.wait()
+        self._drainer.join(timeout=2.0)
+        self._selector.close()
+        for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        if self._cgroup is not None:
+            self._cgroup.remove()
+
+    def __enter__(self) -> BotProcess:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,150 @@
+"""One seat of a match: its bot process, its clock, and what happens when it fails.
+
+The runner measures time itself: a move may take `move_ms`; beyond that the excess is
+drawn from the game's bank; an empty bank is a timeout. A faulty bot forfeits once, and
+from then on the built-in greedy bot plays its seat in this process (so the other seats'
+game stays meaningful); the forfeit is recorded with its reason and step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+
+from heights_bots.bot import Bot, make_bot
+from heights_rules.observation import from_infoset
+from heights_runner import protocol, sandbox
+from heights_runner.contract import Forfeit, MatchSpec, TimeLimits
+from heights_runner.engines import Turn
+from heights_runner.launch import LaunchPolicy, start_seat
+
+DETAIL_CHARS = 300
+
+
+@dataclass(slots=True)
+class SeatClock:
+    limits: TimeLimits
+    bank_ms: float = field(init=False)
+    think_ms: float = 0.0
+    max_move_ms: float = 0.0
+    moves: int = 0
+
+    def __post_init__(self) -> None:
+        self.bank_ms = float(self.limits.bank_ms)
+
+    def allowance_s(self) -> float:
+        return (self.limits.move_ms + max(0.0, self.bank_ms)) / 1000.0
+
+    def charge(self, elapsed_ms: float) -> bool:
+        """Book one move; False when it overdrew the bank (a timeout)."""
+        self.moves += 1
+        self.think_ms += elapsed_ms
+        self.max_move_ms = max(self.max_move_ms, elapsed_ms)
+        self.bank_ms -= max(0.0, elapsed_ms - self.limits.move_ms)
+        return self.bank_ms >= 0
+
+
+class Seat:
+    def __init__(self, spec: MatchSpec, seat: int, policy: LaunchPolicy) -> None:
+        self.spec = spec
+        self.seat = seat
+        self.policy = policy
+        self.clock = SeatClock(spec.limits)
+        self.forfeit: Forfeit | None = None
+        self.name = ""
+        self.stderr = ""
+        self._process: sandbox.BotProcess | None = None
+        self._stand_in: Bot | None = None
+
+    # -------------------------------------------------------------- lifecycle
+    def launch(self) -> None:
+        """Start the process and send hello (the reply is awaited in `ready`)."""
+        try:
+            self._process = start_seat(self.spec.seats[self.seat], self.spec.seed, self.policy)
+            self._process.send(protocol.hello(self.spec, self.seat))
+        except (sandbox.SandboxUnavailable, ValueError) as err:
+            # ValueError: the bot's files failed validation (botfiles.BotFileError).
+            self._fail("sandbox", str(err), 0)
+        except sandbox.BotFault as err:
+            self._fail(err.reason, self._fault_detail(err), 0)
+
+    def ready(self, deadline: float) -> None:
+        """Wait (until `deadline`, a monotonic time) for the bot's `ready`."""
+        if self._process is None or self.forfeit:
+            return
+        try:
+            line = self._process.receive(max(0.0, deadline - time.monotonic()))
+            self.name = protocol.parse_ready(line)
+        except sandbox.BotTimeout:
+            self._fail("start_timeout", "no `ready` within the start-up limit", 0)
+        except sandbox.BotFault as err:
+            self._fail(err.reason, self._fault_detail(err), 0)
+        except protocol.ProtocolViolationError as err:
+            self._fail(err.reason, err.detail, 0)
+
+    def end(self, ranks: list[int], scores: list[int], outcome: dict[str, object]) -> None:
+        if self._process is not None and not self.forfeit:
+            # The game is over: a bot that left early loses nothing more.
+            with contextlib.suppress(sandbox.BotFault):
+                self._process.send(protocol.end(ranks, scores, dict(outcome)))
+        self.close()
+
+    def close(self) -> None:
+        if self._process is not None:
+            self.stderr = self._process.stderr_text()
+            self._process.close()
+            self._process = None
+
+    # -------------------------------------------------------------- decisions
+    def decide(self, turn: Turn) -> tuple[int, str]:
+        if self.forfeit is None and self._process is not None:
+            choice = self._ask(turn)
+            if choice is not None:
+                return choice
+        return self._stand_in_move(turn)
+
+    def _ask(self, turn: Turn) -> tuple[int, str] | None:
+        assert self._process is not None
+        message = protocol.decide(turn, self.spec.limits.move_ms, int(self.clock.bank_ms))
+        start = time.monotonic()
+        try:
+            self._process.send(message)
+            line = self._process.receive(self.clock.allowance_s())
+            elapsed = (time.monotonic() - start) * 1000.0
+            choice = protocol.parse_action(line)
+        except sandbox.BotTimeout:
+            self.clock.charge((time.monotonic() - start) * 1000.0)
+            self._fail("timeout", f"no answer within {self.clock.allowance_s():.1f} s", turn.step)
+            return None
+        except sandbox.BotFault as err:
+            self._fail(err.reason, self._fault_detail(err), turn.step)
+            return None
+        except protocol.ProtocolViolationError as err:
+            self._fail(err.reason, err.detail, turn.step)
+            return None
+        if not self.clock.charge(elapsed):
+            self._fail("timeout", f"move took {elapsed:.0f} ms with the bank spent", turn.step)
+            return None
+        return choice
+
+    def _stand_in_move(self, turn: Turn) -> tuple[int, str]:
+        if self._stand_in is None:
+            self._stand_in = make_bot("greedy", self.spec.seed * 8 + self.seat)
+        state = from_infoset(turn.observation()["infoset"], owned=True)
+        action, note = self._stand_in.act_with_note(state, self.seat)
+        return action, f"[stand-in greedy] {note}"[: protocol.MAX_DEBUG]
+
+    def refused(self, detail: str, step: int) -> None:
+        """The engine refused this bot's action: it forfeits; the stand-in takes over."""
+        self._fail("illegal", detail, step)
+
+    # -------------------------------------------------------------- faults
+    def _fault_detail(self, err: sandbox.BotFault) -> str:
+        info = self._process.exit_info() if self._process is not None else None
+        return f"{err}" + (f" ({info})" if info else "")
+
+    def _fail(self, reason: str, detail: str, step: int) -> None:
+        if self.forfeit is None:
+            self.forfeit = Forfeit(self.seat, reason, step, detail[:DETAIL_CHARS])
+        self.close()

@@ -1,0 +1,42 @@
+"""Runner settings, read once from the environment (prefix HEIGHTS_RUNNER_)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _env(name: str, default: str = "") -> str:
+    return os.environ.get(f"HEIGHTS_RUNNER_{name}", "") or default
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerSettings:
+    broker_url: str  # redis://… in production; empty = the embedded file broker
+    broker_prefix: str  # HEIGHTS_BROKER_PREFIX: namespaces Redis keys (shared with the platform)
+    engine_address: str  # e.g. dns:///engine-headless:50051; empty = in-process engine
+    cache_dir: Path  # unpacked bots by content hash
+    ledger_url: str  # where finished results are remembered (redis://…; empty = a folder)
+    concurrency: int
+    metrics_port: int  # 0 = off
+    allow_unsandboxed: bool  # local development only
+    visibility_timeout: int  # seconds before an unacknowledged match is redelivered
+    max_retries: int  # engine-unavailable retries of a match
+
+    @classmethod
+    def from_env(cls) -> RunnerSettings:
+        var = Path(os.environ.get("HEIGHTS_VAR_DIR", Path.cwd() / "var"))
+        broker = _env("BROKER_URL")
+        return cls(
+            broker_url=broker,
+            broker_prefix=os.environ.get("HEIGHTS_BROKER_PREFIX", ""),
+            engine_address=_env("ENGINE_ADDRESS"),
+            cache_dir=Path(_env("CACHE_DIR", str(var / "bots"))),
+            ledger_url=_env("LEDGER_URL", broker if broker.startswith("redis") else ""),
+            concurrency=int(_env("CONCURRENCY", "2")),
+            metrics_port=int(_env("METRICS_PORT", "0")),
+            allow_unsandboxed=_env("ALLOW_UNSANDBOXED", "0") == "1",
+            visibility_timeout=int(_env("VISIBILITY_TIMEOUT", "3600")),
+            max_retries=int(_env("MAX_RETRIES", "5")),
+        )

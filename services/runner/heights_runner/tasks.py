@@ -1,0 +1,135 @@
+"""The match task: idempotent, retried on engine outages, never on bot faults."""
+
+from __future__ import annotations
+
+import logging
+import time
+from functools import cache
+from typing import Any
+
+from celery import Task
+
+from heights_runner.celery_app import app
+from heights_runner.contract import (
+    QUEUE_RESULTS,
+    TASK_MATCH_STARTED,
+    TASK_PLAY_MATCH,
+    MatchResult,
+    MatchSpec,
+)
+from heights_runner.engines import Engine, EngineUnavailableError, LocalEngine
+from heights_runner.launch import LaunchPolicy
+from heights_runner.ledger import Ledger, open_ledger
+from heights_runner.match import failed_result, play_match
+from heights_runner.metrics import (
+    FORFEITS,
+    MATCH_SECONDS,
+    MATCHES,
+    SEAT_MAX_MOVE_SECONDS,
+    SEAT_THINK_SECONDS,
+)
+from heights_runner.settings import RunnerSettings
+
+log = logging.getLogger("heights.runner")
+
+
+@cache
+def _settings() -> RunnerSettings:
+    return RunnerSettings.from_env()
+
+
+@cache
+def _ledger() -> Ledger:
+    settings = _settings()
+    return open_ledger(settings.ledger_url, settings.cache_dir.parent)
+
+
+def _engine_factory() -> Any:
+    """The engine service when an address is configured, else the in-process engine."""
+    address = _settings().engine_address
+    if not address:
+        return LocalEngine
+    from heights_runner.grpc_engine import GrpcEngine
+
+    chan = _channel(address)
+
+    def make(spec: MatchSpec) -> Engine:
+        engine = GrpcEngine(spec, chan)
+        _game_ids[spec.match_id] = engine.game_id  # for the task's "match done" line
+        return engine
+
+    return make
+
+
+# The engine game of each match this process played (the last attempt's), by match id.
+_game_ids: dict[str, str] = {}
+
+
+@cache
+def _channel(address: str) -> Any:
+    # One channel per worker process, made after the fork (gRPC is not fork-safe).
+    from heights_runner.grpc_engine import channel
+
+    return channel(address)
+
+
+def run_spec(spec: MatchSpec) -> MatchResult:
+    """Play `spec` unless its result is known; return the one result of the match."""
+    ledger = _ledger()
+    known = ledger.get(spec.match_id)
+    if known is not None:
+        log.info("match already played; re-sending its result", extra={"match_id": spec.match_id})
+        return known
+    settings = _settings()
+    policy = LaunchPolicy(settings.cache_dir, allow_unsandboxed=settings.allow_unsandboxed)
+    result = play_match(spec, _engine_factory(), policy)
+    MATCHES.labels(result.status).inc()
+    MATCH_SECONDS.observe(result.seconds)
+    for seat in result.seats:
+        if seat.forfeit is not None:
+            FORFEITS.labels(seat.forfeit.reason).inc()
+        kind = spec.seats[seat.seat].bot.kind if seat.seat < spec.players else "unknown"
+        SEAT_THINK_SECONDS.labels(kind).observe(seat.think_ms / 1000.0)
+        SEAT_MAX_MOVE_SECONDS.labels(kind).observe(seat.max_move_ms / 1000.0)
+    return ledger.put(result)
+
+
+@app.task(
+    name=TASK_PLAY_MATCH,
+    bind=True,
+    acks_late=True,
+    autoretry_for=(EngineUnavailableError,),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=_settings().max_retries,
+)
+def play_match_task(self: Task[Any, Any], spec_data: dict[str, Any]) -> dict[str, Any]:
+    started = time.monotonic()
+    try:
+        spec = MatchSpec.from_dict(spec_data)
+    except (KeyError, TypeError, ValueError) as err:
+        log.error("malformed match spec: %s", err)
+        return {"status": "rejected", "error": str(err)}
+    log.info("match started", extra={"match_id": spec.match_id, "attempt": self.request.retries})
+    if spec.reply_to:
+        # The platform shows the match as running; only a hint (results are what count).
+        app.send_task(TASK_MATCH_STARTED, args=[spec.match_id], queue=QUEUE_RESULTS)
+    try:
+        result = run_spec(spec)
+    except EngineUnavailableError:
+        if self.request.retries >= (self.max_retries or 0):
+            result = _ledger().put(failed_result(spec, "engine service unavailable"))
+        else:
+            raise
+    if spec.reply_to:
+        app.send_task(spec.reply_to, args=[result.to_dict()], queue=QUEUE_RESULTS)
+    log.info(
+        "match done",
+        extra={
+            "match_id": spec.match_id,
+            "game_id": _game_ids.pop(spec.match_id, ""),
+            "status": result.status,
+            "seconds": round(time.monotonic() - started, 3),
+        },
+    )
+    return {"match_id": spec.match_id, "status": result.status}

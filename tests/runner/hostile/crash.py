@@ -1,0 +1,3 @@
+"""Dies before it says anything."""
+
+raise RuntimeError("hostile bot crashing at start")

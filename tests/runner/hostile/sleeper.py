@@ -1,0 +1,6 @@
+"""Never answers."""
+
+import time
+
+print("ready", flush=True)
+time.sleep(3600)

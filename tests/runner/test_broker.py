@@ -1,0 +1,43 @@
+"""The embedded file broker: messages appear whole, in order, and go through Celery."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kombu import Connection
+
+from heights_runner.broker import celery_broker_settings
+
+
+def _connection(folder: Path) -> Connection:
+    settings = celery_broker_settings(f"file://{folder}")
+    return Connection(
+        settings["broker_url"],
+        transport=settings["broker_transport"],
+        transport_options=settings["broker_transport_options"],
+    )
+
+
+def test_messages_are_renamed_into_the_queue_folder_whole(tmp_path: Path) -> None:
+    with _connection(tmp_path) as conn:
+        queue = conn.SimpleQueue("matches")
+        for i in range(5):
+            queue.put({"n": i, "payload": "x" * 100_000})
+        # Only complete messages are ever in the folder readers poll; nothing is left
+        # half-written beside it.
+        names = os.listdir(tmp_path / "queue")
+        assert len([n for n in names if n.endswith(".matches.msg")]) == 5
+        assert os.listdir(tmp_path / "queue.staging") == []
+        got = [queue.get(timeout=1) for _ in range(5)]
+        assert [m.payload["n"] for m in got] == [0, 1, 2, 3, 4]
+        for message in got:
+            message.ack()
+        queue.close()
+    assert not (Path.cwd() / "control").exists()  # kombu's default folder is not used
+
+
+def test_redis_urls_pass_through_with_a_key_prefix() -> None:
+    settings = celery_broker_settings("redis://127.0.0.1:6379/0", prefix="arena-a:")
+    assert settings["broker_url"] == "redis://127.0.0.1:6379/0"
+    assert settings["broker_transport_options"] == {"global_keyprefix": "arena-a:"}

@@ -1,0 +1,84 @@
+"""`heights match` and `heights tournament`: local play through the same sandbox and protocol."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import heights_sdk.starter
+from heights_rules.replay import Replay, verify
+from heights_runner.sandbox import probe
+
+pytestmark = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not available")
+
+
+def _heights(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "heights_cli.main", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_a_local_match_between_a_file_and_a_builtin(tmp_path: Path) -> None:
+    bot = tmp_path / "mybot.py"
+    bot.write_bytes(Path(str(heights_sdk.starter.__file__)).read_bytes())
+    replay_path = tmp_path / "game.replay.gz"
+    done = _heights(
+        "match",
+        str(bot),
+        "random",
+        "--seed",
+        "7",
+        "--json",
+        "--replay",
+        str(replay_path),
+        "--option",
+        "round_cap=3",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert [s["name"] for s in result["seats"]] == ["mybot", "random"]
+    assert sorted(s["rank"] for s in result["seats"])[0] == 1
+    assert all(s["forfeit"] is None for s in result["seats"])
+    replay = Replay.from_bytes(replay_path.read_bytes())
+    assert replay.seed == 7
+    assert verify(replay).ok
+
+
+def test_a_bad_bot_argument_is_refused_clearly(tmp_path: Path) -> None:
+    done = _heights("match", "no-such-bot", "random", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "neither a built-in bot" in done.stderr
+    (tmp_path / "evil.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    done = _heights("match", str(tmp_path / "evil.zip"), "random", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "heights match:" in done.stderr
+
+
+def test_a_local_tournament_prints_standings(tmp_path: Path) -> None:
+    done = _heights(
+        "tournament",
+        "greedy",
+        "random",
+        "--games",
+        "2",
+        "--json",
+        "--option",
+        "round_cap=2",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    table = json.loads(done.stdout)
+    assert {row["name"] for row in table} == {"greedy", "random"}
+    assert all(row["games"] == 2 for row in table)
+    assert sum(row["points"] for row in table) == pytest.approx(2.0)
+    assert "2/2 matches" in done.stderr  # the progress bar

@@ -1,0 +1,67 @@
+"""The runner's side of the protocol: strict parsing of what bots send back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from heights_runner import protocol
+from heights_runner.contract import BotRef, MatchSpec, SeatSpec
+from heights_runner.engines import LocalEngine, Turn
+from heights_runner.ranks import final_ranks
+
+
+def _spec(players: int = 2) -> MatchSpec:
+    seats = tuple(SeatSpec(f"s{i}", BotRef.builtin("random"), True) for i in range(players))
+    return MatchSpec("m-proto", 5, seats)
+
+
+def _turn() -> Turn:
+    return LocalEngine(_spec()).turn()
+
+
+def test_hello_carries_seat_players_and_limits() -> None:
+    msg = json.loads(protocol.hello(_spec(3), 2))
+    assert msg["type"] == "hello"
+    assert (msg["protocol"], msg["seat"], msg["players"]) == (1, 2, 3)
+    assert msg["limits"] == {"move_ms": 1000, "bank_ms": 10000, "start_ms": 5000}
+
+
+def test_decide_carries_the_observation_with_its_legal_actions() -> None:
+    turn = _turn()
+    msg = json.loads(protocol.decide(turn, 1000, 9000))
+    assert msg["type"] == "decide"
+    assert msg["step"] == turn.step
+    assert msg["observation"] == turn.observation()
+    assert [a["id"] for a in msg["observation"]["legal"]]  # the seat's legal actions
+    assert msg["observation"]["infoset"]["seed"] == 0  # the seed never reaches a bot
+    assert msg["time"] == {"move_ms": 1000, "bank_ms": 9000}
+
+
+def test_a_legal_action_with_a_note_is_accepted() -> None:
+    line = json.dumps({"type": "action", "id": 17, "debug": "x" * 500})
+    assert protocol.parse_action(line) == (17, "x" * protocol.MAX_DEBUG)
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("hello", "garbage"),
+        ("[1, 2]", "garbage"),
+        ('{"type": "ready"}', "garbage"),
+        ('{"type": "action", "id": "5"}', "garbage"),
+        ('{"type": "action", "id": true}', "garbage"),
+    ],
+)
+def test_bad_replies_name_their_forfeit_reason(line: str, reason: str) -> None:
+    with pytest.raises(protocol.ProtocolViolationError) as err:
+        protocol.parse_action(line)
+    assert err.value.reason == reason
+
+
+def test_forfeiting_seats_rank_after_all_others() -> None:
+    assert final_ranks((1, 2, 3, 4), {0}) == [4, 1, 2, 3]
+    assert final_ranks((1, 1, 3, 4), {1}) == [1, 4, 2, 3]
+    assert final_ranks((2, 1, 3, 3), {2, 3}) == [2, 1, 3, 3]
+    assert final_ranks((3, 1, 2, 4), {0, 1}) == [4, 3, 1, 2]

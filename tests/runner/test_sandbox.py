@@ -1,0 +1,214 @@
+"""The sandbox with well-behaved bots: I/O, environment, probe, fallbacks, clean-up."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from heights_runner import sandbox
+from heights_runner.sandbox import (
+    BotGone,
+    Capabilities,
+    Limits,
+    SandboxUnavailable,
+    cgroups,
+    probe,
+    python_binds,
+    start_bot,
+)
+from heights_runner.sandbox import start as start_module
+from heights_runner.sandbox.seccomp import filter_bytes
+
+requires_bwrap = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not usable here")
+MakeBot = Callable[[str, str], Path]
+
+ECHO = """
+import sys
+print("ready", flush=True)
+for line in sys.stdin:
+    print("echo " + line.rstrip("\\n"), flush=True)
+"""
+SHOW_ENV = """
+import json, os
+print(json.dumps(dict(os.environ)), flush=True)
+"""
+TRY_INET = """
+import socket
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    print("inet open", flush=True)
+except OSError as exc:
+    print(f"inet refused {exc.errno}", flush=True)
+"""
+# Python sets LC_CTYPE (locale coercion) and bwrap PWD (from --chdir) by themselves.
+AMBIENT = {"LC_CTYPE", "PWD"}
+
+
+def _argv() -> tuple[list[str], list[tuple[str, str]]]:
+    exe, binds = python_binds()
+    return [exe, "-u", "/bot/main.py"], binds
+
+
+def _without_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = probe()
+    caps = Capabilities(
+        bwrap=False,
+        user_namespace=False,
+        seccomp=real.seccomp,
+        cgroup_memory=real.cgroup_memory,
+        cgroup_pids=real.cgroup_pids,
+        cgroup_cpu=real.cgroup_cpu,
+        bwrap_path=None,
+        reasons=("bubblewrap not installed (pretend)",),
+    )
+    monkeypatch.setattr(start_module, "probe", lambda: caps)
+
+
+def test_public_surface() -> None:
+    assert sorted(sandbox.__all__) == [
+        "BotFault",
+        "BotFlood",
+        "BotGone",
+        "BotProcess",
+        "BotTimeout",
+        "Capabilities",
+        "Limits",
+        "SandboxUnavailable",
+        "probe",
+        "python_binds",
+        "start_bot",
+    ]
+
+
+def test_python_binds_use_the_base_interpreter_not_the_venv() -> None:
+    exe, binds = python_binds()
+    assert os.path.isfile(exe)
+    assert exe == os.path.realpath(exe)
+    assert all(".venv" not in host for host, _ in binds)
+    assert not exe.startswith(os.path.realpath(sys.prefix) + "/") or sys.prefix == sys.base_prefix
+
+
+def test_seccomp_program_is_well_formed() -> None:
+    program = filter_bytes()
+    assert len(program) % 8 == 0
+    assert 10 < len(program) // 8 < 4096  # the kernel's BPF_MAXINSNS
+
+
+@requires_bwrap
+def test_probe_reports_what_is_in_use() -> None:
+    caps = probe()
+    lines = caps.describe()
+    assert lines[0] == "bot sandbox: sandboxed with bubblewrap"
+    assert caps.user_namespace
+    assert caps.seccomp
+    assert any("memory" in line for line in lines)
+    assert any("pids" in line for line in lines)
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not os.access("/sys/fs/cgroup/pids", os.W_OK),
+    reason="needs writable cgroups (root on this kind of machine)",
+)
+def test_probe_finds_writable_cgroups() -> None:
+    caps = probe()
+    assert caps.cgroup_memory
+    assert caps.cgroup_pids
+
+
+@requires_bwrap
+def test_echo_bot_round_trip(make_bot: MakeBot) -> None:
+    argv, binds = _argv()
+    with start_bot(make_bot("echo", ECHO), argv, ro_binds=binds) as bot:
+        assert bot.sandboxed
+        assert bot.receive(10) == "ready"
+        for text in ("hello", "ünïcödé", "x" * 10_000):
+            bot.send(text)
+            assert bot.receive(5) == f"echo {text}"
+        assert bot.exit_info() is None
+    assert bot.exit_info() is not None
+    bot.close()  # idempotent
+
+
+@requires_bwrap
+def test_environment_is_only_what_is_given(
+    make_bot: MakeBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HEIGHTS_FAKE_SECRET", "hunter2")
+    argv, binds = _argv()
+    given = {"PYTHONPATH": "/sdk", "HEIGHTS_SEAT": "1"}
+    with start_bot(make_bot("env", SHOW_ENV), argv, ro_binds=binds, env=given) as bot:
+        line = bot.receive(10)
+    seen = json.loads(line)
+    assert "hunter2" not in line
+    assert {k: seen[k] for k in given} == given
+    assert set(seen) <= set(given) | AMBIENT
+
+
+@requires_bwrap
+def test_close_removes_the_cgroups(make_bot: MakeBot) -> None:
+    argv, binds = _argv()
+    bot = start_bot(make_bot("echo", ECHO), argv, ro_binds=binds)
+    dirs = list(bot._cgroup.dirs) if bot._cgroup else []
+    assert all(d.is_dir() for d in dirs)
+    assert bot.receive(10) == "ready"
+    bot.close()
+    assert not any(d.exists() for d in dirs)
+
+
+def test_untrusted_bot_refused_without_bwrap(
+    make_bot: MakeBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without_bwrap(monkeypatch)
+    argv, binds = _argv()
+    with pytest.raises(SandboxUnavailable, match="bubblewrap"):
+        start_bot(make_bot("echo", ECHO), argv, ro_binds=binds)
+
+
+def test_trusted_bot_runs_without_bwrap_with_limits_and_seccomp(
+    make_bot: MakeBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without_bwrap(monkeypatch)
+    argv, binds = _argv()
+    with start_bot(make_bot("inet", TRY_INET), argv, ro_binds=binds, trusted=True) as bot:
+        assert not bot.sandboxed
+        line = bot.receive(10)
+        with pytest.raises(BotGone):
+            bot.receive(10)
+    assert line == ("inet refused 1" if probe().seccomp else "inet open")
+    assert bot.exit_info() == "exited with status 0"
+
+
+def test_unsandboxed_escape_hatch_maps_bot_paths(
+    make_bot: MakeBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without_bwrap(monkeypatch)
+    argv, binds = _argv()
+    limits = Limits(cpu_seconds=5)
+    folder = make_bot("echo", ECHO)
+    with start_bot(folder, argv, ro_binds=binds, limits=limits, allow_unsandboxed=True) as bot:
+        assert bot.receive(10) == "ready"
+        bot.send("hi")
+        assert bot.receive(5) == "echo hi"
+
+
+@pytest.mark.skipif(not probe().cgroup_pids, reason="no writable pids cgroup")
+def test_sweep_removes_only_old_empty_bot_cgroups() -> None:
+    parent = cgroups.parent_dir("pids")
+    assert parent is not None
+    old, new = parent / "bot-sweeptest-old", parent / "bot-sweeptest-new"
+    old.mkdir()
+    new.mkdir()
+    try:
+        os.utime(old, (0, 0))
+        cgroups.sweep(min_age=60)
+        assert not old.exists()
+        assert new.exists()
+    finally:
+        for path in (old, new):
+            if path.exists():
+                path.rmdir()

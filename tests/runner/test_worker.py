@@ -1,0 +1,108 @@
+"""Matches through a real Celery worker, a real engine service and real Redis."""
+
+from __future__ import annotations
+
+import signal
+import time
+import uuid
+from pathlib import Path
+
+from tests.runner.worker_stack import runner_stack
+
+from heights_cli.stack import free_port
+from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec
+
+SHORT = {"round_cap": 3}  # whole games in about a second
+
+SLOW_BOT = b"""
+import time
+from heights_sdk import Bot, run
+
+class Slow(Bot):
+    def choose(self, decision):
+        time.sleep(0.01)
+        return decision.legal[0].id
+
+run(Slow(name="slow"))
+"""
+
+
+def _spec(*bots: BotRef, options: dict[str, object] | None = None) -> MatchSpec:
+    seats = tuple(
+        SeatSpec(f"seat{i}", bot, trusted=bot.kind == "builtin") for i, bot in enumerate(bots)
+    )
+    return MatchSpec(f"m-{uuid.uuid4().hex[:12]}", 20261122, seats, options=options or SHORT)
+
+
+def test_a_match_is_played_and_its_result_sent_once(tmp_path: Path) -> None:
+    with runner_stack(tmp_path) as rs:
+        rs.worker()
+        spec = _spec(BotRef.builtin("greedy"), BotRef.builtin("random"), BotRef.builtin("greedy"))
+        rs.submit(spec)
+        results = rs.results(1, timeout=60)
+        assert len(results) == 1
+        result = MatchResult.from_dict(results[0])
+        assert result.match_id == spec.match_id
+        assert result.status == "finished"
+        assert sorted(s.rank for s in result.seats)[0] == 1
+        assert all(s.forfeit is None and s.moves > 0 for s in result.seats)
+        assert result.seed == spec.seed  # revealed after the end
+        assert len(result.seed_commitment) == 64
+        replay = result.replay_bytes()
+        assert replay[:2] == b"\x1f\x8b"
+
+        # A redelivered task (same id) re-sends the recorded result; nothing is replayed.
+        rs.submit(spec)
+        again = rs.results(1, timeout=30)
+        assert [MatchResult.from_dict(r).replay_sha256 for r in again] == [result.replay_sha256]
+        assert rs.results(1, timeout=3) == []
+
+
+def test_a_worker_killed_mid_match_leads_to_exactly_one_result(tmp_path: Path) -> None:
+    with runner_stack(tmp_path, HEIGHTS_RUNNER_VISIBILITY_TIMEOUT="4") as rs:
+        first = rs.worker("runner-1")
+        slow = BotRef.from_bytes("py", "slow.py", SLOW_BOT)
+        spec = _spec(slow, BotRef.builtin("greedy"), options={"round_cap": 4})
+        rs.submit(spec)
+        deadline = time.monotonic() + 60
+        while "match started" not in first.log():
+            assert time.monotonic() < deadline, first.log()[-2000:]
+            time.sleep(0.05)
+        time.sleep(0.5)
+        first.stop(signal.SIGKILL)  # the whole worker, pool and bots, mid-match
+
+        rs.worker("runner-2")
+        results = rs.results(1, timeout=90)
+        assert len(results) == 1, "the match was not redelivered"
+        assert MatchResult.from_dict(results[0]).status == "finished"
+        assert rs.results(1, timeout=6) == []  # and recorded exactly once
+
+
+def test_solo_matches_against_the_mayor(tmp_path: Path) -> None:
+    with runner_stack(tmp_path) as rs:
+        rs.worker()
+        spec = MatchSpec(
+            f"m-{uuid.uuid4().hex[:12]}",
+            5,
+            (SeatSpec("me", BotRef.builtin("greedy"), True),),
+            solo=True,
+            options=SHORT,
+        )
+        rs.submit(spec)
+        [result] = rs.results(1, timeout=60)
+        seats = MatchResult.from_dict(result).seats
+        assert len(seats) == 1
+        assert seats[0].rank in (1, 2)
+
+
+def test_an_unreachable_engine_is_retried_then_reported_as_a_failed_match(tmp_path: Path) -> None:
+    with runner_stack(tmp_path, HEIGHTS_RUNNER_MAX_RETRIES="1") as rs:
+        # The worker is told of an engine where nothing listens.
+        rs.worker(HEIGHTS_RUNNER_ENGINE_ADDRESS=f"127.0.0.1:{free_port()}")
+        spec = _spec(BotRef.builtin("random"), BotRef.builtin("random"))
+        rs.submit(spec)
+        [result] = rs.results(1, timeout=90)
+        failed = MatchResult.from_dict(result)
+        assert failed.status == "failed"
+        assert "engine service unavailable" in failed.error
+        assert failed.seats == ()  # no bot is blamed for the outage
