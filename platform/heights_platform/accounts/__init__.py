@@ -1,0 +1,1 @@
+"""Accounts: registration, API tokens (many per user, listed and revoked), profiles."""

@@ -1,0 +1,176 @@
+"""Writes of the bots app: bots, uploaded versions, qualification outcomes, built-ins."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import TYPE_CHECKING, Literal
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.common.errors import ApiError
+from heights_platform.ladders.models import LadderEntry
+from heights_runner.contract import BUILTIN_BOTS, MAX_BOT_BYTES
+
+if TYPE_CHECKING:
+    from heights_platform.matches.models import Match
+
+log = logging.getLogger(__name__)
+
+ARENA_USERNAME = "arena"  # the system user owning the built-in bots; cannot log in
+DEFAULT_SIGMA = 25.0 / 3.0  # openskill's default uncertainty (LadderEntry.sigma's default)
+_BUILTIN_DESCRIPTIONS = {
+    "random": "Plays a uniformly random legal action. The qualification opponent.",
+    "greedy": "Plays the action with the best one-step evaluation.",
+    "search": "Searches a few plies ahead with the greedy evaluation.",
+}
+
+
+def bot_create(*, owner: User, name: str, description: str = "") -> Bot:
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise ApiError("conflict", f"you already have a bot named {name!r}", {"field": "name"})
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(owner=owner, name=name, description=description)
+    except IntegrityError:  # a concurrent request took the name
+        raise ApiError(
+            "conflict", f"you already have a bot named {name!r}", {"field": "name"}
+        ) from None
+
+
+def bot_update(*, bot: Bot, description: str) -> Bot:
+    bot.description = description
+    bot.save(update_fields=["description"])
+    return bot
+
+
+def _bot_file_check(filename: str, content: bytes) -> Literal["py", "zip"]:
+    """The upload's kind, or the stable reason it is refused (translated here, once)."""
+    if len(content) > MAX_BOT_BYTES:
+        raise ApiError(
+            "too_large", f"a bot is at most {MAX_BOT_BYTES} bytes", {"limit": MAX_BOT_BYTES}
+        )
+    from heights_runner.botfiles import BotFileError, check_bot_file
+
+    try:
+        return check_bot_file(filename, content)
+    except BotFileError as err:
+        if err.code == "too_large":
+            raise ApiError("too_large", str(err), {"limit": MAX_BOT_BYTES}) from None
+        raise ApiError("invalid_upload", str(err), {"reason": err.code}) from None
+
+
+def bot_version_create(*, bot: Bot, filename: str, content: bytes) -> BotVersion:
+    """Check the file, store it as the next version and ask for its qualification game.
+
+    A refused file creates nothing. The version and its qualification match are created
+    in one transaction; the match is enqueued once that commits (the matches app's job).
+    """
+    kind = _bot_file_check(filename, content)
+    from heights_platform.matches.services import match_create_for_qualification
+
+    with transaction.atomic():
+        Bot.objects.select_for_update().filter(pk=bot.pk).first()  # numbers in upload order
+        latest = BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0
+        version = BotVersion.objects.create(
+            bot=bot,
+            number=latest + 1,
+            kind=kind,
+            filename=filename,
+            sha256=hashlib.sha256(content).hexdigest(),
+            size=len(content),
+            content=content,
+            status=BotVersion.Status.QUALIFYING,
+        )
+        match = match_create_for_qualification(version=version)
+        BotVersion.objects.filter(pk=version.pk).update(qualification_match=match)
+        version.qualification_match = match
+    return version
+
+
+def bot_version_qualification_finished(
+    *, version: BotVersion, match: Match, passed: bool, error: str
+) -> None:
+    """Apply a qualification result; a repeated or stale result changes nothing.
+
+    Passed: the version becomes the bot's active one (the previous one retires) unless a
+    newer version already did, in which case it retires at once. Failed: rejected, with
+    `error` for the owner.
+    """
+    with transaction.atomic():
+        bot = (
+            Bot.objects.select_for_update(of=("self",))
+            .select_related("active_version")
+            .get(pk=version.bot_id)
+        )
+        current = BotVersion.objects.select_for_update().defer("content").get(pk=version.pk)
+        if current.status != BotVersion.Status.QUALIFYING:
+            return  # already decided: this is a redelivery
+        if current.qualification_match_id not in (None, match.pk):
+            log.warning("%s: ignoring result of stale qualification match %s", current, match.pk)
+            return
+        current.qualification_match = match
+        if not passed:
+            current.status = BotVersion.Status.REJECTED
+            current.error = error or "the version failed its qualification game"
+        elif bot.active_version is not None and bot.active_version.number > current.number:
+            current.status = BotVersion.Status.RETIRED  # passed, but a newer one is active
+        else:
+            _bot_version_activate(bot=bot, version=current)
+        current.save(update_fields=["status", "error", "qualification_match"])
+    for field in ("status", "error", "qualification_match_id"):
+        setattr(version, field, getattr(current, field))
+
+
+def _bot_version_activate(*, bot: Bot, version: BotVersion) -> None:
+    previous = bot.active_version
+    if previous is not None and previous.pk != version.pk:
+        BotVersion.objects.filter(pk=previous.pk).update(status=BotVersion.Status.RETIRED)
+    version.status = BotVersion.Status.ACTIVE
+    bot.active_version = version
+    bot.save(update_fields=["active_version"])
+    # New code plays differently: keep the rating's mean, reset its uncertainty so the
+    # ladder re-learns it quickly. A direct update on the ladders app's table, on purpose:
+    # it is one column, the ladders app has no service for it, and we hold the bot's lock.
+    LadderEntry.objects.filter(bot=bot).update(sigma=DEFAULT_SIGMA)
+
+
+def builtin_bots_ensure() -> dict[str, BotVersion]:
+    """The built-in bots (`arena/random`, ...), each with its one active version; idempotent."""
+    with transaction.atomic():
+        arena, created = User.objects.get_or_create(username=ARENA_USERNAME)
+        if created or arena.has_usable_password():
+            arena.set_unusable_password()
+            arena.save(update_fields=["password"])
+        versions: dict[str, BotVersion] = {}
+        for name in BUILTIN_BOTS:
+            bot, _ = Bot.objects.get_or_create(
+                owner=arena,
+                name=name,
+                defaults={"description": _BUILTIN_DESCRIPTIONS.get(name, "")},
+            )
+            bot = (
+                Bot.objects.select_for_update(of=("self",))
+                .select_related("active_version")
+                .get(pk=bot.pk)
+            )
+            version = bot.active_version
+            if version is None:
+                latest = BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0
+                version = BotVersion.objects.create(
+                    bot=bot,
+                    number=latest + 1,
+                    kind=BotVersion.Kind.BUILTIN,
+                    filename=name,
+                    sha256=hashlib.sha256(name.encode()).hexdigest(),
+                    size=0,
+                    content=b"",
+                    status=BotVersion.Status.ACTIVE,
+                )
+                bot.active_version = version
+                bot.save(update_fields=["active_version"])
+            versions[name] = version
+    return versions

@@ -1,0 +1,1 @@
+"""Conventions shared by every app: the error shape, pagination, health endpoints."""

@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class CommonConfig(AppConfig):
+    name = "heights_platform.common"
+    label = "common"
+
+    def ready(self) -> None:
+        from heights_platform.common import metrics
+
+        metrics.connect()

@@ -1,0 +1,104 @@
+"""One error shape for the whole API: `{"code", "message", "details"}` with stable codes.
+
+Services raise `ApiError` (or a subclass) with a code from `CODES`; DRF's own exceptions
+and Django's 404/permission errors are translated here, at one boundary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import DatabaseError, DataError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+# Stable codes and their HTTP statuses; clients branch on the code, never the message.
+CODES: dict[str, int] = {
+    "invalid": status.HTTP_400_BAD_REQUEST,
+    "parse_error": status.HTTP_400_BAD_REQUEST,
+    "invalid_upload": status.HTTP_400_BAD_REQUEST,
+    "not_authenticated": status.HTTP_401_UNAUTHORIZED,
+    "authentication_failed": status.HTTP_401_UNAUTHORIZED,
+    "permission_denied": status.HTTP_403_FORBIDDEN,
+    "not_found": status.HTTP_404_NOT_FOUND,
+    "method_not_allowed": status.HTTP_405_METHOD_NOT_ALLOWED,
+    "not_acceptable": status.HTTP_406_NOT_ACCEPTABLE,
+    "conflict": status.HTTP_409_CONFLICT,
+    "too_large": status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    "unsupported_media_type": status.HTTP_415_UNSUPPORTED_MEDIA_TYPE,
+    "throttled": status.HTTP_429_TOO_MANY_REQUESTS,
+    "unavailable": status.HTTP_503_SERVICE_UNAVAILABLE,
+}
+
+
+class ApiError(Exception):
+    """A domain error with a stable code; raised by services, rendered by the handler."""
+
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+        if code not in CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    @property
+    def status(self) -> int:
+        return CODES[self.code]
+
+
+def error_response(
+    code: str, message: str, details: dict[str, Any] | None = None, status_code: int | None = None
+) -> Response:
+    body = {"code": code, "message": message, "details": details or {}}
+    return Response(body, status=status_code or CODES[code])
+
+
+_DRF_CODES: dict[type[exceptions.APIException], str] = {
+    exceptions.ParseError: "parse_error",
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.PermissionDenied: "permission_denied",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+    exceptions.ValidationError: "invalid",
+}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ApiError):
+        return error_response(exc.code, exc.message, exc.details)
+    if isinstance(exc, DataError):
+        # A value the database cannot hold (a year or time-zone offset out of its range)
+        # came from the request: the client's error, not an outage.
+        return error_response("invalid", "a value is outside the range the database accepts")
+    if isinstance(exc, DatabaseError):
+        # The database is down or unreachable: say so; the API recovers when it returns.
+        return error_response("unavailable", "the database is unavailable; retry shortly")
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
+    code = next((c for kind, c in _DRF_CODES.items() if isinstance(exc, kind)), "invalid")
+    if isinstance(exc, exceptions.ValidationError):
+        details: dict[str, Any] = (
+            {"fields": exc.detail} if isinstance(exc.detail, dict) else {"errors": exc.detail}
+        )
+        message = "the request is not valid"
+    else:
+        details = {}
+        message = str(exc.detail)
+    wait = getattr(exc, "wait", None)  # set by DRF on Throttled; not in its stubs
+    if isinstance(exc, exceptions.Throttled) and wait is not None:
+        details["retry_after_seconds"] = int(wait)
+    response.data = {"code": code, "message": message, "details": details}
+    return response

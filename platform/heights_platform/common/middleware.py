@@ -1,0 +1,31 @@
+"""Counts and times every request for /metrics, labelled by view rather than by path."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponseBase
+
+from heights_platform.common.metrics import REQUEST_SECONDS, REQUESTS
+
+
+def view_label(request: HttpRequest) -> str:
+    """The URL pattern's name, else its route; `unmatched` for a 404 outside any route."""
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return "unmatched"
+    return str(match.view_name or match.route or "unmatched")
+
+
+class RequestMetricsMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        started = time.perf_counter()
+        response = self.get_response(request)
+        view = view_label(request)
+        REQUEST_SECONDS.labels(view).observe(time.perf_counter() - started)
+        REQUESTS.labels(view, request.method or "", str(response.status_code)).inc()
+        return response

@@ -1,0 +1,1 @@
+"""Ladders: a ruleset with its participants, Elo and Plackett-Luce ratings, matchmaking."""

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from django.db import models
+
+
+class Ladder(models.Model):
+    """A ruleset (player count, options, catalogue) and the bots rated on it."""
+
+    slug = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=80)
+    players = models.PositiveSmallIntegerField()  # 2, 3 or 4
+    options = models.JSONField(default=dict, blank=True)  # RuleOptions fields by name
+    catalogue = models.CharField(max_length=40, default="reconstructed-v1")
+    is_active = models.BooleanField(default=True)  # matchmaking runs while active
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class LadderEntry(models.Model):
+    """A bot on a ladder: its ratings and counters (the version is the bot's active one)."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="ladder_entries")
+    elo = models.FloatField(default=1500.0)
+    mu = models.FloatField(default=25.0)
+    sigma = models.FloatField(default=25.0 / 3.0)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.FloatField(default=0.0)  # shared wins count 1/k
+    seat_counts = models.JSONField(default=list, blank=True)  # games played per seat
+    last_match_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["ladder", "bot"], name="ladder_entry_once")]
+        indexes = [
+            models.Index(fields=["ladder", "-elo"]),
+            models.Index(fields=["ladder", "-mu"]),
+        ]
+
+
+class RatingChange(models.Model):
+    """One entry's rating change from one match; unique, so a result applies exactly once."""
+
+    entry = models.ForeignKey(LadderEntry, on_delete=models.CASCADE, related_name="history")
+    match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="+")
+    elo_before = models.FloatField()
+    elo_after = models.FloatField()
+    mu_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_before = models.FloatField()
+    sigma_after = models.FloatField()
+    rank = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["entry", "match"], name="rating_once")]
+        indexes = [models.Index(fields=["entry", "created_at"])]

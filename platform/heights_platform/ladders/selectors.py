@@ -1,0 +1,70 @@
+"""Reads of the ladders app: ladders, leaderboards and rating histories."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.db.models import Case, F, FloatField, QuerySet, Value, When, Window
+from django.db.models.functions import RowNumber
+
+from heights_platform.bots.models import Bot
+from heights_platform.common.errors import ApiError
+from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
+
+LeaderboardOrder = Literal["elo", "conservative"]
+CONSERVATIVE_SIGMAS = 3.0
+
+
+def ladder_list(*, active: bool | None = None) -> QuerySet[Ladder]:
+    queryset = Ladder.objects.order_by("slug")
+    if active is not None:
+        queryset = queryset.filter(is_active=active)
+    return queryset
+
+
+def access_ladder_by_slug(*, slug: str) -> Ladder:
+    ladder = Ladder.objects.filter(slug=slug).first()
+    if ladder is None:
+        raise ApiError("not_found", f"no ladder {slug!r}")
+    return ladder
+
+
+def ladder_leaderboard(*, ladder: Ladder, order: LeaderboardOrder = "elo") -> QuerySet[LadderEntry]:
+    """Entries with `conservative` (mu - 3 sigma), `win_rate` and `position` (1 = top)."""
+    key = "-elo" if order == "elo" else "-conservative"
+    ordering = [F(key[1:]).desc(), F("games").desc(), F("pk").asc()]
+    return (
+        LadderEntry.objects.filter(ladder=ladder)
+        .select_related("bot__owner", "bot__active_version")
+        .annotate(
+            conservative=F("mu") - Value(CONSERVATIVE_SIGMAS) * F("sigma"),
+            win_rate=Case(
+                When(games=0, then=Value(0.0)),
+                default=F("wins") / F("games"),
+                output_field=FloatField(),
+            ),
+        )
+        .annotate(position=Window(RowNumber(), order_by=ordering))
+        .order_by(*ordering)
+    )
+
+
+def access_ladder_entry(*, ladder: Ladder, bot_id: int) -> LadderEntry:
+    entry = LadderEntry.objects.select_related("bot__owner").filter(ladder=ladder, bot_id=bot_id)
+    found = entry.first()
+    if found is None:
+        raise ApiError("not_found", "the bot is not on this ladder")
+    return found
+
+
+def rating_history(*, entry: LadderEntry) -> QuerySet[RatingChange]:
+    """The entry's rating changes in match order (oldest first)."""
+    return (
+        RatingChange.objects.filter(entry=entry)
+        .select_related("match")
+        .order_by("match__finished_seq", "pk")
+    )
+
+
+def bot_ladders(*, bot: Bot) -> QuerySet[LadderEntry]:
+    return LadderEntry.objects.filter(bot=bot).select_related("ladder")

@@ -1,0 +1,1 @@
+"""Matches: ladder, tournament, challenge and qualification games, and their results."""

@@ -1,0 +1,171 @@
+"""Matches API: lists with filters, one match's detail, and challenges (a user's bot
+against chosen opponents, unrated). The seed is shown only once a match has finished.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django_filters.rest_framework import (  # type: ignore[import-untyped]
+    DjangoFilterBackend,
+)
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+
+from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.common.errors import ApiError
+from heights_platform.matches import selectors, services
+from heights_platform.matches.models import Match, MatchSeat
+
+
+@extend_schema_serializer(component_name="MatchForfeit")
+class ForfeitOutputSerializer(serializers.Serializer[Any]):
+    reason = serializers.CharField(source="forfeit_reason")
+    step = serializers.IntegerField(source="forfeit_step", allow_null=True)
+    detail = serializers.CharField(source="forfeit_detail")
+
+
+@extend_schema_serializer(component_name="MatchSeat")
+class MatchSeatOutputSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField()
+    name = serializers.SerializerMethodField()
+    bot = serializers.IntegerField(source="bot_version.bot_id")
+    bot_name = serializers.CharField(source="bot_version.bot.name")
+    owner = serializers.CharField(source="bot_version.bot.owner.username")
+    version = serializers.IntegerField(source="bot_version.number")
+    rank = serializers.IntegerField(allow_null=True)
+    score = serializers.IntegerField(allow_null=True)
+    forfeit = serializers.SerializerMethodField()
+    moves = serializers.IntegerField()
+    think_ms = serializers.IntegerField()
+    max_move_ms = serializers.IntegerField()
+
+    def get_name(self, seat: MatchSeat) -> str:
+        return services.seat_name(seat.bot_version)
+
+    @extend_schema_field(ForfeitOutputSerializer(allow_null=True))
+    def get_forfeit(self, seat: MatchSeat) -> dict[str, Any] | None:
+        if not seat.forfeit_reason:
+            return None
+        return dict(ForfeitOutputSerializer(seat).data)
+
+
+@extend_schema_serializer(component_name="Match")
+class MatchOutputSerializer(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    kind = serializers.CharField(help_text="ladder, tournament, challenge or qualification.")
+    status = serializers.ChoiceField(choices=Match.Status.choices)
+    ladder = serializers.SlugField(source="ladder.slug", allow_null=True, default=None)
+    tournament = serializers.IntegerField(source="tournament_id", allow_null=True)
+    tournament_round = serializers.IntegerField(allow_null=True)
+    duplicate_group = serializers.UUIDField(allow_null=True)
+    players = serializers.IntegerField()
+    solo = serializers.BooleanField()
+    options = serializers.DictField()
+    catalogue = serializers.CharField()
+    seed_commitment = serializers.CharField(
+        help_text='sha256 hex of "rolling-heights-seed-v1:{seed}", published at creation.'
+    )
+    seed = serializers.IntegerField(
+        source="seed_public", allow_null=True, help_text="Null until the match has finished."
+    )
+    termination = serializers.CharField()
+    rounds = serializers.IntegerField(allow_null=True)
+    error = serializers.CharField()
+    finished_seq = serializers.IntegerField(allow_null=True)
+    replay = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    seats = MatchSeatOutputSerializer(many=True)
+
+    def get_replay(self, match: Match) -> int | None:
+        replay = getattr(match, "replay", None)
+        return replay.pk if replay is not None else None
+
+
+class MatchListApi(GenericAPIView[Match]):
+    """Matches, newest first, with filters."""
+
+    serializer_class = MatchOutputSerializer
+    filter_backends = (DjangoFilterBackend,)
+    filterset_class = selectors.MatchFilter
+
+    def get_queryset(self) -> Any:
+        return selectors.match_list()
+
+    @extend_schema(responses=MatchOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(MatchOutputSerializer(page, many=True).data)
+
+
+class MatchDetailApi(GenericAPIView[Match]):
+    serializer_class = MatchOutputSerializer
+
+    def get(self, request: Request, match_id: str) -> Response:
+        match = selectors.access_match_by_id(match_id=match_id)
+        return Response(MatchOutputSerializer(match).data)
+
+
+def _active_version(bot_id: int) -> BotVersion:
+    bot = Bot.objects.select_related("active_version", "owner").filter(pk=bot_id).first()
+    if bot is None:
+        raise ApiError("not_found", f"no bot {bot_id}", {"bot": bot_id})
+    if bot.active_version is None:
+        raise ApiError("conflict", f"bot {bot_id} has no active version", {"bot": bot_id})
+    return bot.active_version
+
+
+class ChallengeCreateApi(GenericAPIView[Match]):
+    """Challenge: your bot (its active version, or `version`) against chosen opponents'
+    active versions, for fun: unrated. Throttled by the "challenge" rate."""
+
+    serializer_class = MatchOutputSerializer
+    permission_classes = (IsAuthenticated,)
+    throttle_classes = (ScopedRateThrottle,)
+    throttle_scope = "challenge"
+
+    @extend_schema_serializer(component_name="ChallengeCreateInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        bot = serializers.IntegerField(help_text="One of your bots.")
+        version = serializers.IntegerField(
+            required=False, help_text="A version number; the active version by default."
+        )
+        opponents = serializers.ListField(
+            child=serializers.IntegerField(), min_length=1, max_length=3, help_text="Bot ids."
+        )
+        options = serializers.DictField(required=False, default=dict)
+        catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
+
+    @extend_schema(request=InputSerializer, responses={201: MatchOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        user = request.user
+        assert isinstance(user, User)
+        mine = Bot.objects.select_related("owner").filter(pk=values["bot"]).first()
+        if mine is None:
+            raise ApiError("not_found", "no such bot")
+        if "version" in values:
+            version = BotVersion.objects.filter(bot=mine, number=values["version"]).first()
+            if version is None:
+                raise ApiError("not_found", "no such version")
+        else:
+            version = _active_version(mine.pk)
+        match = services.challenge_create(
+            user=user,
+            bot_version=version,
+            opponents=[_active_version(b) for b in values["opponents"]],
+            options=values["options"],
+            catalogue=values["catalogue"],
+        )
+        body = MatchOutputSerializer(selectors.access_match_by_id(match_id=match.pk)).data
+        return Response(body, status=status.HTTP_201_CREATED)

@@ -1,0 +1,70 @@
+"""Reads of the matches app: match lists (with their filters) and one match's detail."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import django_filters  # type: ignore[import-untyped]  # no stubs published
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+
+from heights_platform.common.errors import ApiError
+from heights_platform.matches.models import Match, MatchSeat
+
+
+def seats_prefetch() -> Prefetch[Any]:
+    return Prefetch(
+        "seats",
+        queryset=MatchSeat.objects.select_related("bot_version__bot__owner")
+        .defer("bot_version__content")
+        .order_by("seat"),
+    )
+
+
+def match_list() -> QuerySet[Match]:
+    return (
+        Match.objects.select_related("ladder", "replay")
+        .defer("replay__data")
+        .prefetch_related(seats_prefetch())
+        .order_by("-created_at")
+    )
+
+
+def access_match_by_id(*, match_id: Any) -> Match:
+    match = match_list().filter(pk=match_id).first()
+    if match is None:
+        raise ApiError("not_found", "no such match")
+    return match
+
+
+def _seat_exists(**lookups: Any) -> Exists:
+    return Exists(MatchSeat.objects.filter(match=OuterRef("pk"), **lookups))
+
+
+class MatchFilter(django_filters.FilterSet):  # type: ignore[misc]
+    """Filters shared by the match and replay lists (seat filters use EXISTS: no duplicates)."""
+
+    kind = django_filters.ChoiceFilter(choices=Match.Kind.choices)
+    status = django_filters.ChoiceFilter(choices=Match.Status.choices)
+    ladder = django_filters.CharFilter(field_name="ladder__slug", help_text="A ladder's slug.")
+    tournament = django_filters.NumberFilter(field_name="tournament_id")
+    bot = django_filters.NumberFilter(method="_bot", help_text="A bot id that held a seat.")
+    owner = django_filters.CharFilter(
+        method="_owner", help_text="Username of the owner of a seated bot."
+    )
+    winner = django_filters.NumberFilter(method="_winner", help_text="A bot id that ranked 1st.")
+    created = django_filters.IsoDateTimeFromToRangeFilter(
+        field_name="created_at", help_text="created_after / created_before (ISO 8601)."
+    )
+
+    class Meta:
+        model = Match
+        fields: ClassVar[list[str]] = []
+
+    def _bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
+        return queryset.filter(_seat_exists(bot_version__bot_id=value))
+
+    def _owner(self, queryset: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
+        return queryset.filter(_seat_exists(bot_version__bot__owner__username__iexact=value))
+
+    def _winner(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
+        return queryset.filter(_seat_exists(bot_version__bot_id=value, rank=1))

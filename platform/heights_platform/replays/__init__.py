@@ -1,0 +1,1 @@
+"""Replays: immutable, compressed, checksummed game records, browsable step by step."""

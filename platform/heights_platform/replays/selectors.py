@@ -1,0 +1,176 @@
+"""Reads of the replays app: lists with filters, one replay, its steps and its verification.
+
+Replays are of finished games, so every seat's view may be shown (`viewer`), and the
+seed is public. Verification re-simulates the record (heights_rules.replay.verify) and
+checks that the ranks it gives (forfeiting seats last, as the runner ranks them) are
+the ranks recorded for the match, and that the stored bytes still match their sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import django_filters  # type: ignore[import-untyped]  # no stubs published
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+
+from heights_platform.common.errors import ApiError
+from heights_platform.matches.models import Match, MatchSeat
+from heights_platform.matches.selectors import seats_prefetch
+from heights_platform.replays import stepping
+from heights_platform.replays.models import Replay
+from heights_rules.errors import ReplayError
+from heights_rules.observation import PUBLIC
+
+
+def replay_list() -> QuerySet[Replay]:
+    return (
+        Replay.objects.defer("data")
+        .select_related("match__ladder")
+        .prefetch_related(Prefetch("match__seats", queryset=seats_prefetch().queryset))
+        .order_by("-created_at")
+    )
+
+
+def access_replay_by_id(*, replay_id: int, with_data: bool = False) -> Replay:
+    queryset = Replay.objects.select_related("match__ladder").prefetch_related(
+        Prefetch("match__seats", queryset=seats_prefetch().queryset)
+    )
+    if not with_data:
+        queryset = queryset.defer("data")
+    replay = queryset.filter(pk=replay_id).first()
+    if replay is None:
+        raise ApiError("not_found", "no such replay")
+    return replay
+
+
+def access_replay_data_by_id(*, replay_id: int) -> Replay:
+    """Only the record and its checksum: what step browsing needs, in one small query."""
+    replay = Replay.objects.only("pk", "data", "sha256", "match_id").filter(pk=replay_id).first()
+    if replay is None:
+        raise ApiError("not_found", "no such replay")
+    return replay
+
+
+def _seat_exists(**lookups: Any) -> Exists:
+    return Exists(MatchSeat.objects.filter(match=OuterRef("match_id"), **lookups))
+
+
+class ReplayFilter(django_filters.FilterSet):  # type: ignore[misc]
+    kind = django_filters.ChoiceFilter(field_name="match__kind", choices=Match.Kind.choices)
+    ladder = django_filters.CharFilter(field_name="match__ladder__slug", help_text="Slug.")
+    tournament = django_filters.NumberFilter(field_name="match__tournament_id")
+    bot = django_filters.NumberFilter(method="_bot", help_text="A bot id that held a seat.")
+    owner = django_filters.CharFilter(
+        method="_owner", help_text="Username of the owner of a seated bot."
+    )
+    winner = django_filters.NumberFilter(method="_winner", help_text="A bot id that ranked 1st.")
+    created = django_filters.IsoDateTimeFromToRangeFilter(
+        field_name="created_at", help_text="created_after / created_before (ISO 8601)."
+    )
+
+    class Meta:
+        model = Replay
+        fields: ClassVar[list[str]] = []
+
+    def _bot(self, queryset: QuerySet[Replay], name: str, value: int) -> QuerySet[Replay]:
+        return queryset.filter(_seat_exists(bot_version__bot_id=value))
+
+    def _owner(self, queryset: QuerySet[Replay], name: str, value: str) -> QuerySet[Replay]:
+        return queryset.filter(_seat_exists(bot_version__bot__owner__username__iexact=value))
+
+    def _winner(self, queryset: QuerySet[Replay], name: str, value: int) -> QuerySet[Replay]:
+        return queryset.filter(_seat_exists(bot_version__bot_id=value, rank=1))
+
+
+def _data(replay: Replay) -> bytes:
+    return bytes(replay.data)
+
+
+def replay_step(*, replay: Replay, step: int, viewer: int = PUBLIC) -> dict[str, Any]:
+    """The observation before action `step` (0..steps; at `steps`, the final state), the
+    action taken and its events. `viewer` is a seat or PUBLIC."""
+    data = _data(replay)
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        record = stepping.record_load(sha256=digest, data=data)
+    except ReplayError as err:
+        raise ApiError("conflict", f"the replay is unreadable: {err}") from None
+    if not 0 <= step <= len(record.actions):
+        steps = len(record.actions)
+        raise ApiError("not_found", f"step {step} is outside 0..{steps}", {"steps": steps})
+    if viewer != PUBLIC and not 0 <= viewer < record.config.players:
+        raise ApiError("invalid", f"viewer must be a seat 0..{record.config.players - 1} or public")
+    try:
+        view = stepping.step_view(sha256=digest, record=record, step=step)
+    except ReplayError as err:
+        raise ApiError("conflict", f"the replay cannot be simulated: {err}") from None
+    action = None
+    if view.action is not None:
+        action = {
+            "id": view.action,
+            "text": stepping.action_text(view.action),
+            "actor": stepping.actor_label(view.actor),
+        }
+    return {
+        "step": step,
+        "steps": len(record.actions),
+        "viewer": "public" if viewer == PUBLIC else viewer,
+        "observation": stepping.observation_of(view.state, viewer),
+        "action": action,
+        "events": view.events,
+    }
+
+
+@dataclass(slots=True)
+class VerifyReport:
+    ok: bool
+    steps: int
+    message: str
+    first_difference: dict[str, Any] | None
+    checks: dict[str, bool] = field(default_factory=dict)
+
+
+def replay_verify(*, replay: Replay) -> VerifyReport:
+    from heights_rules.final import outcome
+    from heights_rules.replay import Replay as ReplayRecord
+    from heights_rules.replay import simulate, verify
+
+    data = _data(replay)
+    checks = {"sha256": hashlib.sha256(data).hexdigest() == replay.sha256}
+    try:
+        record = ReplayRecord.from_bytes(data)
+    except ReplayError as err:
+        unreadable: dict[str, Any] = {"step": None, "message": str(err)}
+        return VerifyReport(False, 0, str(err), unreadable, checks | {"simulation": False})
+    match = replay.match
+    checks["seed"] = record.seed == match.seed
+    result = verify(record)
+    checks["simulation"] = result.ok
+    if not result.ok:
+        bad: dict[str, Any] = {"step": result.first_bad_step, "message": result.message}
+        return VerifyReport(False, result.steps, result.message, bad, checks)
+    seats = sorted(match.seats.all(), key=lambda s: s.seat)
+    forfeited = {s.seat for s in seats if s.forfeit_reason}
+    engine_ranks = outcome(simulate(record)).ranks[: len(seats)]
+    expected = _final_ranks(engine_ranks, forfeited)
+    recorded = [s.rank for s in seats]
+    checks["ranks"] = expected == recorded
+    ok = all(checks.values())
+    diff: dict[str, Any] | None = None
+    message = result.message
+    if not checks["ranks"]:
+        message = f"ranks {recorded} recorded, {expected} replayed"
+        diff = {"step": None, "message": message}
+    elif not ok:
+        failed = [name for name, good in checks.items() if not good]
+        message = f"checks failed: {', '.join(failed)}"
+        diff = {"step": None, "message": message}
+    return VerifyReport(ok, result.steps, message, diff, checks)
+
+
+def _final_ranks(engine_ranks: tuple[int, ...], forfeited: set[int]) -> list[int]:
+    from heights_runner.ranks import final_ranks
+
+    return final_ranks(engine_ranks, forfeited)

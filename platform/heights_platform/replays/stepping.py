@@ -1,0 +1,159 @@
+"""Stepping through a replay fast: parsed records and game states cached in the process.
+
+Re-simulating a game from its start costs up to a few hundred milliseconds for a long
+game; browsing steps one after another should not. Two LRU caches, keyed by the replay's
+sha256 (so a changed row is a different key): parsed records, and states at steps that
+were asked for (plus every `ANCHOR_EVERY` steps passed on the way). A request simulates
+from the nearest cached state at or before its step. States are cloned out of and into
+the cache: a cached state is never mutated.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from heights_rules.actions import Action
+from heights_rules.errors import ActionError, ReplayError
+from heights_rules.observation import PUBLIC
+from heights_rules.replay import Replay as ReplayRecord
+from heights_rules.setup import new_game
+from heights_rules.state import CHANCE, GameState
+
+# Sized for random access over a few hundred replays: a state is about 15 kB, so some
+# 250 MB per process at most. With fewer states, steps of many replays browsed at once
+# evict each other's anchors and most requests re-simulate from step 0 (about 60 ms for
+# half a 4-player game, compiled); see loadtests/README.md, "Platform".
+MAX_RECORDS = 512
+MAX_STATES = 16384
+ANCHOR_EVERY = 32
+
+_lock = threading.Lock()
+_records: OrderedDict[str, ReplayRecord] = OrderedDict()
+_states: OrderedDict[tuple[str, int], GameState] = OrderedDict()
+_steps_cached: dict[str, list[int]] = {}  # sha -> sorted cached steps
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The state before action `step`, the action itself and the events it caused."""
+
+    step: int
+    state: GameState
+    action: int | None  # None at the end of the game (step == number of actions)
+    actor: int  # the seat, or CHANCE; TERMINAL at the end
+    events: list[dict[str, Any]]
+
+
+def record_load(*, sha256: str, data: bytes) -> ReplayRecord:
+    with _lock:
+        record = _records.get(sha256)
+        if record is not None:
+            _records.move_to_end(sha256)
+            return record
+    record = ReplayRecord.from_bytes(data)
+    with _lock:
+        _records[sha256] = record
+        while len(_records) > MAX_RECORDS:
+            _records.popitem(last=False)
+    return record
+
+
+def _nearest(sha256: str, step: int) -> tuple[int, GameState] | None:
+    with _lock:
+        steps = _steps_cached.get(sha256, [])
+        i = bisect.bisect_right(steps, step)
+        while i > 0:
+            key = (sha256, steps[i - 1])
+            state = _states.get(key)
+            if state is not None:
+                _states.move_to_end(key)
+                return steps[i - 1], state.clone()
+            i -= 1
+    return None
+
+
+def _store(sha256: str, step: int, state: GameState) -> None:
+    with _lock:
+        key = (sha256, step)
+        if key in _states:
+            _states.move_to_end(key)
+            return
+        _states[key] = state.clone()
+        bisect.insort(_steps_cached.setdefault(sha256, []), step)
+        while len(_states) > MAX_STATES:
+            (old_sha, old_step), _ = _states.popitem(last=False)
+            cached = _steps_cached.get(old_sha, [])
+            if old_step in cached:
+                cached.remove(old_step)
+            if not cached:
+                _steps_cached.pop(old_sha, None)
+
+
+def state_at(*, sha256: str, record: ReplayRecord, step: int) -> GameState:
+    """The state after the first `step` actions (== heights_rules.replay.simulate)."""
+    if not 0 <= step <= len(record.actions):
+        raise ReplayError(f"step {step} is outside 0..{len(record.actions)}")
+    found = _nearest(sha256, step)
+    if found is None:
+        try:
+            start, state = 0, new_game(record.config, record.seed)
+        except ValueError as err:
+            raise ReplayError(f"cannot set up the game: {err}") from None
+        _store(sha256, 0, state)
+    else:
+        start, state = found
+    for index in range(start, step):
+        _apply(state, record.actions[index], index)
+        if (index + 1) % ANCHOR_EVERY == 0 and index + 1 < step:
+            _store(sha256, index + 1, state)
+    _store(sha256, step, state)
+    return state
+
+
+def _apply(state: GameState, action: int, index: int) -> None:
+    try:
+        state.apply(action)
+    except ActionError as err:
+        raise ReplayError(f"step {index}: action {action}: {err}") from None
+
+
+def step_view(*, sha256: str, record: ReplayRecord, step: int) -> Step:
+    state = state_at(sha256=sha256, record=record, step=step)
+    if step == len(record.actions):
+        return Step(step, state, None, state.current_player(), [])
+    after = state.clone()
+    action = record.actions[step]
+    events = after.apply(action)
+    return Step(
+        step,
+        state,
+        action,
+        state.current_player(),
+        [{"kind": e.kind, "player": e.player, "data": e.data} for e in events],
+    )
+
+
+def observation_of(state: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
+    """The viewer's observation without the `infoset` (the raw state document)."""
+    view = state.observation(viewer)
+    view.pop("infoset", None)
+    return view
+
+
+def action_text(action: int) -> str:
+    return Action.from_id(action).text()
+
+
+def actor_label(actor: int) -> int | str:
+    return "chance" if actor == CHANCE else actor
+
+
+def cache_clear() -> None:
+    with _lock:
+        _records.clear()
+        _states.clear()
+        _steps_cached.clear()

@@ -1,0 +1,1 @@
+"""Tournaments: round robin, Swiss and single elimination, with duplicate matches."""

@@ -1,0 +1,1 @@
+"""Browser pages over the public API: the replay viewer and the rating-history charts."""

@@ -1,0 +1,50 @@
+"""The viewer's pages and assets.
+
+A page carries only the ids in its URL: everything it shows is fetched in the browser
+from the public API, so the pages read nothing from the database and leak nothing the
+API would not. The JS and CSS are served by `viewer_asset` from this app's static
+directory, so gunicorn serves them with DEBUG off and no static-file server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+ASSETS_DIR = Path(__file__).resolve().parent / "static" / "viewer"
+ASSET_TYPES = {
+    "viewer.js": "text/javascript; charset=utf-8",
+    "ratings.js": "text/javascript; charset=utf-8",
+    "viewer.css": "text/css; charset=utf-8",
+}
+ASSET_MAX_AGE = 300  # seconds: short, as the names carry no version
+
+
+@require_safe
+def replay_page(request: HttpRequest, replay_id: int) -> HttpResponse:
+    return render(request, "viewer/replay.html", {"replay_id": replay_id})
+
+
+@require_safe
+def ladder_page(request: HttpRequest, slug: str) -> HttpResponse:
+    return render(request, "viewer/ladder.html", {"slug": slug})
+
+
+@require_safe
+def ladder_bot_page(request: HttpRequest, slug: str, bot_id: int) -> HttpResponse:
+    return render(request, "viewer/ladder_bot.html", {"slug": slug, "bot_id": bot_id})
+
+
+@require_safe
+def viewer_asset(request: HttpRequest, name: str) -> HttpResponse:
+    """One of the fixed set of assets; any other name is a 404, never a path lookup."""
+    content_type = ASSET_TYPES.get(name)
+    if content_type is None:
+        raise Http404("no such asset")
+    response = HttpResponse((ASSETS_DIR / name).read_bytes(), content_type=content_type)
+    response["Cache-Control"] = f"public, max-age={ASSET_MAX_AGE}"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

@@ -1,0 +1,244 @@
+"""Platform fixtures: real PostgreSQL (pytest-django), users, API clients, bot versions.
+
+Helpers build objects through the same services the API uses where those exist; the
+`make_*` factories here only cover what every app's tests need.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from heights_platform.bots.models import Bot
+
+if TYPE_CHECKING:
+    from rest_framework.response import _MonkeyPatchedResponse
+
+    from heights_platform.bots.models import BotVersion
+    from heights_platform.matches.models import Match
+    from heights_runner.contract import MatchResult
+
+_counter = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def _db_everywhere(db: None) -> None:
+    """Every platform test talks to the real database."""
+
+
+@pytest.fixture
+def make_user() -> Callable[..., User]:
+    def make(username: str | None = None, password: str = "correct-horse-battery-9") -> User:
+        name = username or f"user{next(_counter)}"
+        return User.objects.create_user(name, f"{name}@example.org", password)
+
+    return make
+
+
+@pytest.fixture
+def api() -> APIClient:
+    """An anonymous client."""
+    return APIClient()
+
+
+@pytest.fixture
+def client_for() -> Callable[[User], APIClient]:
+    """A client authenticated as the given user (force_authenticate: no token round trip)."""
+
+    def make(user: User) -> APIClient:
+        client = APIClient()
+        client.force_authenticate(user)
+        return client
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def _throttle_counters_reset() -> None:
+    """Throttle counters live in the (local-memory) cache: every test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture
+def make_bot() -> Callable[..., Bot]:
+    """A bot (no versions yet), through the same service the API uses."""
+    from heights_platform.bots.services import bot_create
+
+    def make(owner: User, name: str | None = None, description: str = "") -> Bot:
+        return bot_create(owner=owner, name=name or f"bot{next(_counter)}", description=description)
+
+    return make
+
+
+@pytest.fixture
+def upload_bot_file() -> Callable[..., _MonkeyPatchedResponse]:
+    """POST a file as a new version of a bot (multipart field `file`), as `client`."""
+
+    def upload(
+        client: APIClient, bot: Bot, filename: str, content: bytes
+    ) -> _MonkeyPatchedResponse:
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        return client.post(
+            f"/api/v1/bots/{bot.pk}/versions/",
+            {"file": SimpleUploadedFile(filename, content)},
+            format="multipart",
+        )
+
+    return upload
+
+
+# --- tournaments (tests/platform/test_tournaments*.py) ---------------------------------
+
+
+@pytest.fixture
+def make_active_bot(make_bot: Callable[..., Bot]) -> Callable[..., Bot]:
+    """A bot with one active version, as if it had passed qualification."""
+    from heights_platform.bots.models import BotVersion
+
+    def make(owner: User, name: str | None = None) -> Bot:
+        bot = make_bot(owner, name)
+        content = f"# {bot.name}\n".encode()
+        version = BotVersion.objects.create(
+            bot=bot,
+            number=1,
+            kind=BotVersion.Kind.PY,
+            filename="bot.py",
+            sha256=f"{bot.pk:064x}",
+            size=len(content),
+            content=content,
+            status=BotVersion.Status.ACTIVE,
+        )
+        bot.active_version = version
+        bot.save(update_fields=["active_version"])
+        return bot
+
+    return make
+
+
+# --- matches, replays, ladders (tests/platform/test_matches*.py, test_replays*.py, ...) ---
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _celery_broker_for_tests() -> Iterator[None]:
+    """The platform's Celery app uses Redis db 15 in tests (HEIGHTS_TEST_BROKER_URL)."""
+    import os
+
+    from django.test import override_settings
+
+    url = os.environ.get("HEIGHTS_TEST_BROKER_URL", "redis://127.0.0.1:6379/15")
+    with override_settings(HEIGHTS_BROKER_URL=url):
+        yield
+
+
+@pytest.fixture
+def sent_tasks(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Tasks the platform sends (`send_task` on its Celery app), recorded, not sent."""
+    from heights_platform.celery_app import app
+
+    sent: list[dict[str, Any]] = []
+
+    def send_task(name: str, args: Any = None, **options: Any) -> None:
+        sent.append({"name": name, "args": args, **options})
+
+    monkeypatch.setattr(app, "send_task", send_task)
+    return sent
+
+
+@pytest.fixture
+def builtin_versions() -> dict[str, BotVersion]:
+    """The built-in bots' active versions (arena/random, ...)."""
+    from heights_platform.bots.services import builtin_bots_ensure
+
+    return builtin_bots_ensure()
+
+
+@pytest.fixture
+def play_result() -> Callable[..., MatchResult]:
+    """Play a match's game for real, in-process (random bots on the match's seed), and
+    return the runner's result for it: ranks from the outcome, forfeits ranked last."""
+
+    def play(
+        match: Match,
+        *,
+        forfeit_seat: int | None = None,
+        ranks: Sequence[int] | None = None,
+    ) -> MatchResult:
+        return match_result_played(match, forfeit_seat=forfeit_seat, ranks=ranks)
+
+    return play
+
+
+def match_result_played(
+    match: Match, *, forfeit_seat: int | None = None, ranks: Sequence[int] | None = None
+) -> MatchResult:
+    import base64
+    import hashlib
+
+    from heights_bots.bot import make_bot
+    from heights_bots.play import play_game
+    from heights_platform.matches.models import MatchSeat
+    from heights_platform.matches.services import seat_name
+    from heights_rules.final import outcome
+    from heights_rules.options import GameConfig, RuleOptions
+    from heights_runner.contract import Forfeit, MatchResult, SeatResult
+    from heights_runner.ranks import final_ranks
+
+    n = match.players
+    config = GameConfig(
+        players=n,
+        solo=match.solo,
+        options=RuleOptions.from_dict(match.options),
+        catalogue_id=match.catalogue,
+    )
+    bots = [make_bot("random", match.seed % 100_000 + seat) for seat in range(n)]
+    state, replay = play_game(config, match.seed, bots)
+    result = outcome(state)
+    forfeits = (
+        {}
+        if forfeit_seat is None
+        else {forfeit_seat: Forfeit(forfeit_seat, "illegal", 7, "action 3 is not legal")}
+    )
+    if forfeits:
+        replay.forfeits = [
+            {"seat": f.seat, "reason": f.reason, "step": f.step, "detail": f.detail}
+            for f in forfeits.values()
+        ]
+    final = list(ranks) if ranks is not None else final_ranks(result.ranks[:n], set(forfeits))
+    blob = replay.to_bytes()
+    names = {
+        s.seat: seat_name(s.bot_version)
+        for s in MatchSeat.objects.filter(match=match).select_related("bot_version__bot__owner")
+    }
+    return MatchResult(
+        match_id=str(match.pk),
+        status="finished",
+        seed=match.seed,
+        seed_commitment=match.seed_commitment,
+        seats=tuple(
+            SeatResult(
+                seat=seat,
+                name=names[seat],
+                rank=final[seat],
+                score=result.totals[seat],
+                forfeit=forfeits.get(seat),
+                moves=len(replay.actions) // n,
+                think_ms=40 + seat,
+                max_move_ms=3,
+            )
+            for seat in range(n)
+        ),
+        termination=result.termination.value,
+        rounds=result.rounds,
+        outcome=result.to_dict(),
+        replay_b64=base64.b64encode(blob).decode("ascii"),
+        replay_sha256=hashlib.sha256(blob).hexdigest(),
+        seconds=2.5,
+    )

@@ -1,0 +1,150 @@
+"""The viewer in a real browser: headless Chromium against a live server and a real replay.
+
+Writes out/viewer-screenshot.png (and out/viewer-ladder-screenshot.png), the artifacts
+to look at when the page changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.ladders.services import ladder_create, ladder_join
+from heights_platform.matches.services import match_create, match_result_record
+from heights_platform.replays.models import Replay
+from heights_runner.contract import MatchResult
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+OUT_DIR = Path(__file__).resolve().parents[2] / "out"
+TIMEOUT_MS = 10_000
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}: the browser test needs one"
+)
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    """Headless Chromium. Request it after any fixture that writes to the database: the
+    sync API runs an event loop in this thread, and Django refuses queries under one."""
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def played(
+    transactional_db: None,
+    sent_tasks: list[dict[str, Any]],
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+) -> dict[str, Any]:
+    """A real game on a ladder, committed so that the live server's thread sees it."""
+    ladder = ladder_create(slug="duel", name="Duel", players=2)
+    bots = [make_active_bot(make_user("alice"), "alpha"), make_active_bot(make_user("bob"), "beta")]
+    for bot in bots:
+        ladder_join(ladder=ladder, bot=bot)
+    versions = [b.active_version for b in bots if isinstance(b.active_version, BotVersion)]
+    assert len(versions) == 2
+    match = match_create(
+        kind="ladder", seats=versions, players=2, options={}, ladder=ladder, seed=4242
+    )
+    match_result_record(result=play_result(match, ranks=[1, 2]))
+    return {"replay": Replay.objects.get(match=match), "bots": bots}
+
+
+def _watched(browser: Browser) -> tuple[Page, list[str]]:
+    """A page whose console messages and uncaught errors are collected."""
+    page = browser.new_page(viewport={"width": 1440, "height": 1100})
+    page.set_default_timeout(TIMEOUT_MS)
+    problems: list[str] = []
+    page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}"))
+    page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
+    return page, problems
+
+
+def _step_shown(page: Page, step: int) -> None:
+    """Wait until the board, panels and labels show `step` (data-shown is set last)."""
+    page.wait_for_selector(f'#replay-viewer[data-shown="{step}"]', state="attached")
+    assert (page.text_content("#step-label") or "").startswith(f"Step {step} /")
+
+
+def test_replay_viewer_draws_and_steps(
+    live_server: Any, played: dict[str, Any], browser: Browser
+) -> None:
+    replay = played["replay"]
+    late = replay.steps - 3
+    page, problems = _watched(browser)
+    page.goto(f"{live_server.url}/viewer/replays/{replay.pk}/#step={late}")
+    page.wait_for_selector("#board g.cell")
+    _step_shown(page, late)
+    assert page.locator("#board g.cell").count() > 40
+    assert page.locator("#board rect.water").count() > 0
+    assert page.locator("#board g.cell").count() + page.locator("#board rect.water").count() == 120
+    assert page.locator("#board g.building").count() >= 1
+    assert page.locator("#players article.player").count() == 2
+    assert "alpha" in (page.text_content("#seats") or "")
+    assert page.locator("#markets table").count() == 2
+
+    page.click("#prev")
+    _step_shown(page, late - 1)
+    page.fill("#slider", "0")  # a range input: sets the value and fires `input`
+    _step_shown(page, 0)
+    assert page.locator("#board g.building").count() == 0
+    page.click("#next")
+    _step_shown(page, 1)
+    assert page.text_content("#action")
+    page.click("#play")
+    page.wait_for_function("Number(document.getElementById('replay-viewer').dataset.shown) >= 3")
+    page.click("#play")
+    assert "Play" in (page.text_content("#play") or "")
+
+    page.fill("#slider", str(late))
+    _step_shown(page, late)
+    OUT_DIR.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUT_DIR / "viewer-screenshot.png"), full_page=True)
+    assert problems == []
+
+
+def test_unknown_replay_shows_the_error(live_server: Any, browser: Browser) -> None:
+    page, problems = _watched(browser)
+    page.goto(f"{live_server.url}/viewer/replays/987654/")
+    page.wait_for_selector("#status.error")
+    assert "no such replay" in (page.text_content("#status") or "")
+    assert page.locator("#board g.cell").count() == 0
+    # The browser itself logs the failed request; the page adds nothing else.
+    assert all("404" in p for p in problems), problems
+
+
+def test_ladder_charts(live_server: Any, played: dict[str, Any], browser: Browser) -> None:
+    page, problems = _watched(browser)
+    page.goto(f"{live_server.url}/viewer/ladders/duel/")
+    page.wait_for_selector("#elo-chart polyline.series")
+    assert page.locator("#elo-chart polyline.series").count() == 2
+    assert page.locator("#leaderboard tr").count() == 3
+    OUT_DIR.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUT_DIR / "viewer-ladder-screenshot.png"), full_page=True)
+    page.click("#leaderboard a >> nth=0")
+    page.wait_for_selector("#mu-chart polygon.band")
+    assert page.locator("#elo-chart polyline.series").count() == 1
+    assert page.locator("#history tr").count() == 2
+    page.screenshot(path=str(OUT_DIR / "viewer-bot-screenshot.png"), full_page=True)
+    assert problems == []
