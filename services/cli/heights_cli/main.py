@@ -6,7 +6,20 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from heights_cli import bench, catalogue_cmd, engine_cmd, selfplay, stats, verify_cmd
+from heights_cli import (
+    bench,
+    bench_ratings,
+    bench_runner,
+    catalogue_cmd,
+    demo,
+    engine_cmd,
+    match_cmd,
+    platform_cmd,
+    runner_cmd,
+    selfplay,
+    stats,
+    verify_cmd,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,7 +28,20 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rolling Heights Arena: rules engine, built-in bots and tools.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (selfplay, verify_cmd, catalogue_cmd, stats, bench, engine_cmd):
+    for module in (
+        selfplay,
+        match_cmd,
+        verify_cmd,
+        catalogue_cmd,
+        stats,
+        bench,
+        bench_runner,
+        bench_ratings,
+        engine_cmd,
+        runner_cmd,
+        platform_cmd,
+        demo,
+    ):
         module.register(commands)
     return parser
 

@@ -1,0 +1,131 @@
+"""Starting and stopping the system's processes on one machine.
+
+Used by `heights demo` / `heights up`, the benchmarks and the integration tests: each
+service is a real process (the engine service, runner workers, the platform), started
+with its environment, logged to a file, waited for until it is ready, and stopped with
+SIGTERM (then SIGKILL) so that nothing is left running.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class Service:
+    name: str
+    proc: subprocess.Popen[bytes]
+    log_path: Path
+    address: str = ""
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+
+
+def _wait(what: str, ready: Callable[[], bool], service: Service, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if not service.alive():
+            raise RuntimeError(f"{what} exited during start-up:\n{service.log()[-3000:]}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} not ready after {timeout:.0f} s:\n{service.log()[-3000:]}")
+        time.sleep(0.05)
+
+
+@dataclass
+class Stack:
+    var_dir: Path
+    env: Mapping[str, str] = field(default_factory=dict)  # added to every service's env
+    services: list[Service] = field(default_factory=list)
+    python: str = sys.executable
+
+    def _spawn(self, name: str, argv: list[str], env: Mapping[str, str]) -> Service:
+        self.var_dir.mkdir(parents=True, exist_ok=True)
+        log_path = self.var_dir / f"{name}.log"
+        environ = dict(os.environ) | {"HEIGHTS_VAR_DIR": str(self.var_dir)} | dict(self.env)
+        environ |= dict(env)
+        with open(log_path, "wb") as log:
+            # A process group of its own: stopping it stops its children (Celery's pool).
+            proc = subprocess.Popen(
+                argv, env=environ, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        service = Service(name, proc, log_path)
+        self.services.append(service)
+        return service
+
+    def engine(self, name: str = "engine", redis_url: str = "", **env: str) -> Service:
+        port = free_port()
+        service = self._spawn(
+            name,
+            [self.python, "-m", "heights_engine"],
+            {
+                "HEIGHTS_ENGINE_ADDRESS": f"127.0.0.1:{port}",
+                "HEIGHTS_ENGINE_REDIS_URL": redis_url,
+                "HEIGHTS_ENGINE_TOKEN_SECRET": env.pop("token_secret", "local-stack-secret"),
+            }
+            | env,
+        )
+        service.address = f"127.0.0.1:{port}"
+        _wait(name, lambda: _grpc_serving(service.address), service, 30)
+        return service
+
+    def runner(self, name: str = "runner", **env: str) -> Service:
+        argv = [self.python, "-m", "heights_cli.main", "runner", "worker", "--loglevel", "INFO"]
+        service = self._spawn(name, argv, env)
+        _wait(name, lambda: " ready." in service.log(), service, 60)
+        return service
+
+    def process(self, name: str, argv: list[str], ready_text: str = "", **env: str) -> Service:
+        service = self._spawn(name, argv, env)
+        if ready_text:
+            _wait(name, lambda: ready_text in service.log(), service, 60)
+        return service
+
+    def stop(self) -> None:
+        for service in reversed(self.services):
+            service.stop()
+        self.services.clear()
+
+
+def _grpc_serving(address: str) -> bool:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(address) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=0.5
+            )
+        except grpc.RpcError:
+            return False
+    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
