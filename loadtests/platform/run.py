@@ -1,0 +1,313 @@
+"""`make loadtest-platform`: seed a database, serve the platform, run locust, summarise.
+
+1. (Re)create the PostgreSQL database LOADTEST_DATABASE_URL (127.0.0.1 only) and seed it
+   (`seed.py`: a 4-player ladder, LOADTEST_MATCHES real finished matches with replays).
+2. Start the platform under gunicorn (`heights platform serve`, LOADTEST_WORKERS sync
+   workers, the compiled rules core, DEBUG off, throttles raised out of the way).
+3. Run locust headless: LOADTEST_USERS spectators (`locustfile.py`) for LOADTEST_SECONDS.
+4. Stop the server (also on SIGTERM/SIGINT), drop the database unless
+   LOADTEST_KEEP_DATABASE=1, write loadtests/results/platform-summary.json, print a table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import importlib
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "loadtests" / "platform"
+RESULTS = ROOT / "loadtests" / "results"
+HOST = "127.0.0.1"  # never anything else
+TARGET_P99_MS = 100.0
+ENDPOINTS = ("leaderboard", "replay list", "replay step")
+
+sys.path.insert(0, str(HERE))
+seed_module = importlib.import_module("seed")  # the sibling script: database helpers
+
+
+def env(name: str, default: str) -> str:
+    return os.environ.get(name, "").strip() or default
+
+
+SECONDS = int(env("LOADTEST_SECONDS", "60"))
+# Before the measured run, the same users for this long, statistics thrown away: the
+# replay step caches are per process and in memory, so a fresh server is cold.
+WARMUP_SECONDS = int(env("LOADTEST_WARMUP_SECONDS", "0"))
+USERS = int(env("LOADTEST_USERS", "100"))
+WAIT = env("LOADTEST_WAIT", "0.5,1.5")
+MATCHES = int(env("LOADTEST_MATCHES", "300"))
+# One process per core, threads within it: a step's simulation is CPU-bound, but the
+# replay caches (replays/stepping.py) are per process, so fewer processes warm faster.
+WORKERS = int(env("LOADTEST_WORKERS", str(os.cpu_count() or 1)))
+THREADS = int(env("LOADTEST_THREADS", "4"))
+# Longer than the think time: with gunicorn's 2 s default, locust reuses connections the
+# server is closing and gets "connection reset by peer".
+KEEP_ALIVE = 30
+PORT = int(env("LOADTEST_PORT", "8731"))
+DATABASE_URL = env("LOADTEST_DATABASE_URL", f"postgres://postgres@{HOST}:5432/heights_load")
+# The platform from its sources (build/compiled holds a copy as of the last build), the
+# rules core compiled.
+SERVER_PYTHONPATH = env(
+    "LOADTEST_SERVER_PYTHONPATH", f"{ROOT / 'platform'}:{ROOT / 'build/compiled'}"
+)
+KEEP_DATABASE = env("LOADTEST_KEEP_DATABASE", "0") == "1"
+# Throttling is the platform's defence, not what is measured: raised far above the load.
+THROTTLE = "1000000/min"
+
+
+def child_env() -> dict[str, str]:
+    child = dict(os.environ)
+    child.update(
+        PYTHONPATH=SERVER_PYTHONPATH,
+        DATABASE_URL=DATABASE_URL,
+        DJANGO_SETTINGS_MODULE="heights_platform.settings",
+        HEIGHTS_PLATFORM_DEBUG="0",
+        HEIGHTS_PLATFORM_THROTTLE_ANON=THROTTLE,
+        HEIGHTS_PLATFORM_THROTTLE_USER=THROTTLE,
+        HEIGHTS_PLATFORM_LOG_LEVEL="WARNING",
+        HEIGHTS_VAR_DIR=str(RESULTS / "platform-var"),
+        GUNICORN_CMD_ARGS=f"--threads {THREADS} --keep-alive {KEEP_ALIVE}",
+    )
+    return child
+
+
+def seed(manifest: Path) -> None:
+    command = [sys.executable, str(HERE / "seed.py"), "--create", "--manifest", str(manifest)]
+    command += ["--matches", str(MATCHES)]
+    print(f"== seeding {DATABASE_URL} ({MATCHES} matches)", flush=True)
+    subprocess.run(command, env=child_env(), cwd=ROOT, check=True)
+
+
+class Server:
+    """gunicorn in a child process; `stop` always ends it (and so its workers)."""
+
+    def __init__(self, port: int, workers: int, log: Path) -> None:
+        self.port, self.workers, self.log = port, workers, log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "heights_cli.main", "platform", "serve"]
+        command += ["--bind", f"{HOST}:{self.port}", "--workers", str(self.workers)]
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                command, env=child_env(), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + 60
+        while not self._ready():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the platform did not start (see {self.log})")
+            time.sleep(0.2)
+        while len(self.pids()) < 1 + self.workers and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+    def _ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as reply:
+                return int(reply.status) == 200
+        except OSError:
+            return False
+
+    def pids(self) -> list[int]:
+        """The master and its workers (from /proc)."""
+        if self.process is None:
+            return []
+        master = self.process.pid
+        found = [master]
+        with contextlib.suppress(OSError):
+            children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+            found += [int(pid) for pid in children]
+        return found
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+def busy_seconds() -> float:
+    """CPU seconds spent busy (all cores) since boot, from /proc/stat."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def process_seconds(pids: list[int]) -> float:
+    """CPU seconds (user + system) the processes used so far."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(stat[11]) + int(stat[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_pids() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if Path(entry, "comm").read_text().strip() == "postgres":
+                    found.append(int(entry.name))
+    return found
+
+
+def children_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def locust_command(server: Server, seconds: int, prefix: Path) -> list[str]:
+    return [
+        *(sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py")),
+        *("--headless", "--only-summary", "--reset-stats", "--loglevel", "WARNING"),
+        *("-u", str(USERS), "-r", str(USERS), "-t", f"{seconds}s", "--stop-timeout", "0"),
+        *("--host", server.url, "--csv", str(prefix)),
+    ]
+
+
+def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, float]]:
+    prefix = RESULTS / "platform"
+    child = dict(os.environ, LOADTEST_PLATFORM_MANIFEST=str(manifest), LOADTEST_WAIT=WAIT)
+    if WARMUP_SECONDS > 0:
+        print(f"== platform: warm-up, {USERS} users for {WARMUP_SECONDS} s", flush=True)
+        warmup = locust_command(server, WARMUP_SECONDS, RESULTS / "platform-warmup")
+        subprocess.run(warmup, env=child, cwd=ROOT, check=False)
+    command = locust_command(server, SECONDS, prefix)
+    print(f"== platform: {USERS} users for {SECONDS} s (think time {WAIT} s)", flush=True)
+    pids = server.pids()
+    load_before = os.getloadavg()
+    pg_before = {pid: process_seconds([pid]) for pid in postgres_pids()}
+    before = (time.monotonic(), busy_seconds(), process_seconds(pids), 0.0, children_seconds())
+    # Exit code 1 means "some requests failed": the summary says which.
+    code = subprocess.run(command, env=child, cwd=ROOT, check=False).returncode
+    if code not in (0, 1):
+        raise SystemExit(f"locust failed with exit code {code}")
+    # Backends started during the run count from zero; those that ended are not counted.
+    pg_after = {pid: process_seconds([pid]) for pid in postgres_pids()}
+    pg_used = sum(max(0.0, s - pg_before.get(pid, 0.0)) for pid, s in pg_after.items())
+    after = (time.monotonic(), busy_seconds(), process_seconds(pids), pg_used, children_seconds())
+    wall, busy, served, database, locust = (b - a for a, b in zip(before, after, strict=True))
+    # The machine is shared: what else ran during the run is part of the result.
+    cpu = {
+        "wall_s": round(wall, 1),
+        "server_cores": round(served / wall, 2),
+        "postgres_cores": round(database / wall, 2),
+        "locust_cores": round(locust / wall, 2),
+        "other_cores": round(max(busy - served - database - locust, 0.0) / wall, 2),
+        "load_average_1m_before": round(load_before[0], 2),
+        "load_average_1m_after": round(os.getloadavg()[0], 2),
+    }
+    return Path(f"{prefix}_stats.csv"), cpu
+
+
+def read_stats(path: Path) -> dict[str, dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    with path.open() as f:
+        for row in csv.DictReader(f):
+            rows[row["Name"]] = {
+                "requests": int(row["Request Count"]),
+                "failures": int(row["Failure Count"]),
+                "rps": round(float(row["Requests/s"]), 1),
+                "avg_ms": round(float(row["Average Response Time"]), 2),
+                "p50_ms": float(row["50%"]),
+                "p95_ms": float(row["95%"]),
+                "p99_ms": float(row["99%"]),
+                "max_ms": round(float(row["Max Response Time"]), 1),
+            }
+    return rows
+
+
+def table(stats: dict[str, dict[str, Any]], cpu: dict[str, float], met: bool) -> str:
+    lines = [
+        f"{'endpoint':<13} {'req/s':>7} {'p50':>6} {'p95':>6} {'p99':>6} {'max':>7} {'fail':>5}"
+    ]
+    for name, row in stats.items():
+        lines.append(
+            f"{name:<13} {row['rps']:>7.1f} {row['p50_ms']:>6g} {row['p95_ms']:>6g} "
+            f"{row['p99_ms']:>6g} {row['max_ms']:>7g} {row['failures']:>5}"
+        )
+    lines.append(
+        f"cores used: server {cpu['server_cores']:.2f}, postgres {cpu['postgres_cores']:.2f}, "
+        f"locust {cpu['locust_cores']:.2f}, other processes {cpu['other_cores']:.2f}; "
+        f"load average {cpu['load_average_1m_before']:.2f} -> {cpu['load_average_1m_after']:.2f}"
+    )
+    verdict = "met" if met else "MISSED"
+    lines.append(f"target: p99 <= {TARGET_P99_MS:g} ms on every endpoint, 0 failures: {verdict}")
+    return "\n".join(lines)
+
+
+def measure(manifest: Path) -> dict[str, Any]:
+    seed(manifest)
+    server = Server(PORT, WORKERS, RESULTS / "platform-server.log")
+    try:
+        server.start()
+        stats_path, cpu = run_locust(server, manifest)
+    finally:
+        server.stop()
+        if not KEEP_DATABASE:
+            seed_module.database_drop(DATABASE_URL)
+    stats = read_stats(stats_path)
+    failures = sum(r["failures"] for n, r in stats.items() if n != "Aggregated")
+    worst = max((stats[n]["p99_ms"] for n in ENDPOINTS if n in stats), default=float("inf"))
+    met = failures == 0 and worst <= TARGET_P99_MS and all(n in stats for n in ENDPOINTS)
+    return {"endpoints": stats, "failures": failures, "cpu": cpu, "target_met": met}
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)  # unwinds through `finally`: the server stops
+
+
+def main() -> int:
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGHUP, _stop)
+    seed_module.check_url(DATABASE_URL)
+    RESULTS.mkdir(exist_ok=True)
+    manifest = RESULTS / "platform-manifest.json"
+    result = measure(manifest)
+    replays = json.loads(manifest.read_text())["replays"]
+    summary = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "users": USERS,
+        "seconds": SECONDS,
+        "warmup_seconds": WARMUP_SECONDS,
+        "think_time_s": WAIT,
+        "gunicorn_workers": WORKERS,
+        "gunicorn_threads": THREADS,
+        "replays": len(replays),
+        "replay_steps_mean": round(sum(s for _, s in replays) / max(1, len(replays))),
+        "cpus": os.cpu_count(),
+        "times_in": "ms; percentiles as locust rounds them",
+        "targets": {"p99_ms": TARGET_P99_MS, "failures": 0},
+        **result,
+    }
+    (RESULTS / "platform-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(table(result["endpoints"], result["cpu"], result["target_met"]))
+    print(f"summary: {(RESULTS / 'platform-summary.json').relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
