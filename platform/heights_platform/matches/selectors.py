@@ -36,17 +36,15 @@ def access_match_by_id(*, match_id: Any) -> Match:
     return match
 
 
-def _seat_exists(**lookups: Any) -> Exists:
-    return Exists(MatchSeat.objects.filter(match=OuterRef("pk"), **lookups))
+class SeatFilters(django_filters.FilterSet):  # type: ignore[misc]
+    """Filters on a match's seats, shared by the match and replay lists.
 
+    They use EXISTS rather than a join, so a match is never listed twice. `match_ref`
+    names the field of the listed rows that holds the match.
+    """
 
-class MatchFilter(django_filters.FilterSet):  # type: ignore[misc]
-    """Filters shared by the match and replay lists (seat filters use EXISTS: no duplicates)."""
+    match_ref: ClassVar[str] = "pk"
 
-    kind = django_filters.ChoiceFilter(choices=Match.Kind.choices)
-    status = django_filters.ChoiceFilter(choices=Match.Status.choices)
-    ladder = django_filters.CharFilter(field_name="ladder__slug", help_text="A ladder's slug.")
-    tournament = django_filters.NumberFilter(field_name="tournament_id")
     bot = django_filters.NumberFilter(method="_bot", help_text="A bot id that held a seat.")
     owner = django_filters.CharFilter(
         method="_owner", help_text="Username of the owner of a seated bot."
@@ -56,15 +54,25 @@ class MatchFilter(django_filters.FilterSet):  # type: ignore[misc]
         field_name="created_at", help_text="created_after / created_before (ISO 8601)."
     )
 
+    def _seat_exists(self, **lookups: Any) -> Exists:
+        return Exists(MatchSeat.objects.filter(match=OuterRef(self.match_ref), **lookups))
+
+    def _bot(self, queryset: QuerySet[Any], name: str, value: int) -> QuerySet[Any]:
+        return queryset.filter(self._seat_exists(bot_version__bot_id=value))
+
+    def _owner(self, queryset: QuerySet[Any], name: str, value: str) -> QuerySet[Any]:
+        return queryset.filter(self._seat_exists(bot_version__bot__owner__username__iexact=value))
+
+    def _winner(self, queryset: QuerySet[Any], name: str, value: int) -> QuerySet[Any]:
+        return queryset.filter(self._seat_exists(bot_version__bot_id=value, rank=1))
+
+
+class MatchFilter(SeatFilters):
+    kind = django_filters.ChoiceFilter(choices=Match.Kind.choices)
+    status = django_filters.ChoiceFilter(choices=Match.Status.choices)
+    ladder = django_filters.CharFilter(field_name="ladder__slug", help_text="A ladder's slug.")
+    tournament = django_filters.NumberFilter(field_name="tournament_id")
+
     class Meta:
         model = Match
         fields: ClassVar[list[str]] = []
-
-    def _bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(_seat_exists(bot_version__bot_id=value))
-
-    def _owner(self, queryset: QuerySet[Match], name: str, value: str) -> QuerySet[Match]:
-        return queryset.filter(_seat_exists(bot_version__bot__owner__username__iexact=value))
-
-    def _winner(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(_seat_exists(bot_version__bot_id=value, rank=1))

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import django_filters  # type: ignore[import-untyped]  # no stubs published
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from heights_platform.common.errors import ApiError
-from heights_platform.matches.models import Match, MatchSeat
-from heights_platform.matches.selectors import seats_prefetch
+from heights_platform.matches.models import Match
+from heights_platform.matches.selectors import SeatFilters, seats_prefetch
 from heights_platform.replays import stepping
 from heights_platform.replays.models import Replay
 from heights_rules.errors import ReplayError
@@ -53,35 +53,16 @@ def access_replay_data_by_id(*, replay_id: int) -> Replay:
     return replay
 
 
-def _seat_exists(**lookups: Any) -> Exists:
-    return Exists(MatchSeat.objects.filter(match=OuterRef("match_id"), **lookups))
+class ReplayFilter(SeatFilters):
+    match_ref: ClassVar[str] = "match_id"
 
-
-class ReplayFilter(django_filters.FilterSet):  # type: ignore[misc]
     kind = django_filters.ChoiceFilter(field_name="match__kind", choices=Match.Kind.choices)
     ladder = django_filters.CharFilter(field_name="match__ladder__slug", help_text="Slug.")
     tournament = django_filters.NumberFilter(field_name="match__tournament_id")
-    bot = django_filters.NumberFilter(method="_bot", help_text="A bot id that held a seat.")
-    owner = django_filters.CharFilter(
-        method="_owner", help_text="Username of the owner of a seated bot."
-    )
-    winner = django_filters.NumberFilter(method="_winner", help_text="A bot id that ranked 1st.")
-    created = django_filters.IsoDateTimeFromToRangeFilter(
-        field_name="created_at", help_text="created_after / created_before (ISO 8601)."
-    )
 
     class Meta:
         model = Replay
         fields: ClassVar[list[str]] = []
-
-    def _bot(self, queryset: QuerySet[Replay], name: str, value: int) -> QuerySet[Replay]:
-        return queryset.filter(_seat_exists(bot_version__bot_id=value))
-
-    def _owner(self, queryset: QuerySet[Replay], name: str, value: str) -> QuerySet[Replay]:
-        return queryset.filter(_seat_exists(bot_version__bot__owner__username__iexact=value))
-
-    def _winner(self, queryset: QuerySet[Replay], name: str, value: int) -> QuerySet[Replay]:
-        return queryset.filter(_seat_exists(bot_version__bot_id=value, rank=1))
 
 
 def _data(replay: Replay) -> bytes:

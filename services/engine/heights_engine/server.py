@@ -7,12 +7,10 @@ gives the ones in flight `shutdown_grace_seconds` to finish, then the store clos
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import signal
 import sys
-from typing import Any
 from urllib.parse import urlsplit
 
 from grpc import aio
@@ -20,6 +18,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from heights_engine.games import Games
+from heights_engine.json_logs import JsonFormatter
 from heights_engine.metrics import MetricsInterceptor, serve_metrics
 from heights_engine.proto import engine_service_pb2, engine_service_pb2_grpc
 from heights_engine.redis_store import RedisStore
@@ -29,23 +28,6 @@ from heights_engine.store import GameStore, MemoryStore
 
 log = logging.getLogger("heights_engine")
 SERVICE_NAME = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name
-_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None)))
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object a line; `extra=` fields (game_id, seat, ...) become keys."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        doc: dict[str, Any] = {
-            "time": self.formatTime(record),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        doc.update({k: v for k, v in vars(record).items() if k not in _STANDARD})
-        if record.exc_info:
-            doc["exception"] = self.formatException(record.exc_info)
-        return json.dumps(doc, default=str)
 
 
 def configure_logging(level: str) -> None:

@@ -1,0 +1,45 @@
+"""CPU time read from /proc, for benchmarks and load tests that report where time went.
+
+Linux only (the machines we measure on). Seconds, summed over all cores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+from pathlib import Path
+
+
+def busy_seconds() -> float:
+    """CPU seconds the whole machine spent busy since boot, from /proc/stat."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def process_seconds(pids: list[int]) -> float:
+    """CPU seconds (user + system) the processes used so far; a gone process counts 0."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(stat[11]) + int(stat[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def pids_named(command: str) -> list[int]:
+    """Processes whose command name (/proc/PID/comm) is `command`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if Path(entry, "comm").read_text().strip() == command:
+                    found.append(int(entry.name))
+    return found
+
+
+def children_seconds() -> float:
+    """CPU seconds of this process's waited-for children (locust, say)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
