@@ -10,9 +10,11 @@ from pathlib import Path
 from tests.runner.worker_stack import runner_stack
 
 from heights_cli.stack import free_port
-from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec
+from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec, TimeLimits
 
 SHORT = {"round_cap": 3}  # whole games in about a second
+# Time limits are not under test here: generous, so a loaded CI machine forfeits no one.
+ROOMY = TimeLimits(move_ms=10_000, bank_ms=120_000, start_ms=60_000)
 
 SLOW_BOT = b"""
 import time
@@ -31,7 +33,9 @@ def _spec(*bots: BotRef, options: dict[str, object] | None = None) -> MatchSpec:
     seats = tuple(
         SeatSpec(f"seat{i}", bot, trusted=bot.kind == "builtin") for i, bot in enumerate(bots)
     )
-    return MatchSpec(f"m-{uuid.uuid4().hex[:12]}", 20261122, seats, options=options or SHORT)
+    return MatchSpec(
+        f"m-{uuid.uuid4().hex[:12]}", 20261122, seats, options=options or SHORT, limits=ROOMY
+    )
 
 
 def test_a_match_is_played_and_its_result_sent_once(tmp_path: Path) -> None:
@@ -45,7 +49,7 @@ def test_a_match_is_played_and_its_result_sent_once(tmp_path: Path) -> None:
         assert result.match_id == spec.match_id
         assert result.status == "finished"
         assert sorted(s.rank for s in result.seats)[0] == 1
-        assert all(s.forfeit is None and s.moves > 0 for s in result.seats)
+        assert all(s.forfeit is None and s.moves > 0 for s in result.seats), result.seats
         assert result.seed == spec.seed  # revealed after the end
         assert len(result.seed_commitment) == 64
         replay = result.replay_bytes()

@@ -78,6 +78,9 @@ def command(
     for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
     args += system_args()
+    # The private /tmp comes before the read-only binds: when the runner's files live
+    # under the host's /tmp (a checkout or a cache there), a later tmpfs would hide them.
+    args += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for host, inside in ro_binds:
         args += ["--ro-bind", host, inside]
     args += ["--proc", "/proc", "--dev", "/dev"]
@@ -85,7 +88,6 @@ def command(
         args += ["--ro-bind-try", f"/proc/{name}", f"/proc/{name}"]
     # /dev is a writable tmpfs otherwise (including /dev/shm, with no size limit).
     args += ["--remount-ro", "/dev"]
-    args += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     args += ["--ro-bind", str(workdir), BOT_DIR, "--chdir", BOT_DIR]
     # Last: the root itself is a tmpfs bwrap built; nothing but /tmp should stay writable.
     args += ["--remount-ro", "/"]
