@@ -152,7 +152,9 @@ def test_a_runner_killed_mid_match_leaves_one_recorded_result(
     assert Replay.objects.filter(match=match).count() == 1
     seats = MatchSeat.objects.filter(match=match).order_by("seat")
     assert sorted(s.rank for s in seats if s.rank is not None) in ([1, 2], [1, 1])
-    assert all(s.moves > 0 for s in seats), [(s.moves, s.forfeit_reason, s.forfeit_detail) for s in seats]
+    assert all(s.moves > 0 for s in seats), [
+        (s.moves, s.forfeit_reason, s.forfeit_detail) for s in seats
+    ]
     assert RatingChange.objects.filter(match=match).count() == 2  # each seat rated once
     assert [e.games for e in LadderEntry.objects.filter(ladder=ladder)] == [1, 1]
     assert f'"match_id": "{match.pk}"' in recorder.log()  # the platform's JSON log line

@@ -21,7 +21,12 @@ def bot_list(
     *, owner: str | None = None, name: str | None = None, active: bool | None = None
 ) -> QuerySet[Bot]:
     """Bots, newest first; `owner` and `name` match case-insensitively."""
-    queryset = Bot.objects.select_related("owner", "active_version").order_by("-created_at")
+    # The active version's source (up to 1 MB) is never part of a bot's public metadata.
+    queryset = (
+        Bot.objects.select_related("owner", "active_version")
+        .defer("active_version__content")
+        .order_by("-created_at")
+    )
     if owner:
         queryset = queryset.filter(owner__username__iexact=owner)
     if name:
@@ -32,7 +37,12 @@ def bot_list(
 
 
 def access_bot_by_id(*, bot_id: int) -> Bot:
-    bot = Bot.objects.select_related("owner", "active_version").filter(pk=bot_id).first()
+    bot = (
+        Bot.objects.select_related("owner", "active_version")
+        .defer("active_version__content")
+        .filter(pk=bot_id)
+        .first()
+    )
     if bot is None:
         raise ApiError("not_found", "no such bot")
     return bot

@@ -36,6 +36,7 @@ def ladder_leaderboard(*, ladder: Ladder, order: LeaderboardOrder = "elo") -> Qu
     return (
         LadderEntry.objects.filter(ladder=ladder)
         .select_related("bot__owner", "bot__active_version")
+        .defer("bot__active_version__content")  # a bot's source: up to 1 MB a row
         .annotate(
             conservative=F("mu") - Value(CONSERVATIVE_SIGMAS) * F("sigma"),
             win_rate=Case(
