@@ -148,11 +148,19 @@ class Server:
         self.process = None
 
 
+# Users start over this many seconds, and statistics restart once all run
+# (--reset-stats): 100 users started at once send their first requests in one burst that
+# no steady load has, and that burst alone would set the p99.
+RAMP_SECONDS = 10
+
+
 def locust_command(server: Server, seconds: int, prefix: Path) -> list[str]:
+    rate = max(1, USERS // RAMP_SECONDS)
+    ramp = -(-USERS // rate)
     return [
         *(sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py")),
         *("--headless", "--only-summary", "--reset-stats", "--loglevel", "WARNING"),
-        *("-u", str(USERS), "-r", str(USERS), "-t", f"{seconds}s", "--stop-timeout", "0"),
+        *("-u", str(USERS), "-r", str(rate), "-t", f"{seconds + ramp}s", "--stop-timeout", "0"),
         *("--host", server.url, "--csv", str(prefix)),
     ]
 

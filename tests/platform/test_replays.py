@@ -88,6 +88,30 @@ def test_list_and_filters(api: APIClient, finished: dict[str, Any]) -> None:
     assert row["kind"] == "challenge"
 
 
+def test_list_rows_are_what_the_serializers_render(
+    api: APIClient,
+    finished: dict[str, Any],
+    play_result: Callable[..., MatchResult],
+) -> None:
+    """The lists read seats as plain values (fast); their rows equal the serializers'."""
+    from heights_platform.matches.apis import MatchOutputSerializer
+    from heights_platform.matches.selectors import match_list
+    from heights_platform.replays.apis import ReplayOutputSerializer
+
+    a, b = finished["a"].active_version, finished["b"].active_version
+    forfeited = match_create(kind="challenge", seats=[a, b], players=2, options={})
+    _record(forfeited, play_result, forfeit_seat=1)  # a seat with a forfeit, too
+    replays = Replay.objects.select_related("match__ladder").prefetch_related("match__seats")
+    expected = ReplayOutputSerializer(replays.order_by("-created_at"), many=True).data
+    assert api.get("/api/v1/replays/").json()["results"] == json.loads(json.dumps(expected))
+    assert any(seat["forfeit"] for row in expected for seat in row["seats"])
+
+    expected = MatchOutputSerializer(match_list(), many=True).data
+    got = api.get("/api/v1/matches/").json()["results"]
+    assert got == json.loads(json.dumps(expected, default=str))
+    assert [len(m["seats"]) for m in got] == [2, 2, 2, 2]
+
+
 def test_detail(api: APIClient, finished: dict[str, Any]) -> None:
     replay: Replay = finished["ladder_replay"]
     body = api.get(f"/api/v1/replays/{replay.pk}/").json()

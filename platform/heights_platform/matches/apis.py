@@ -56,6 +56,40 @@ class MatchSeatOutputSerializer(serializers.Serializer[Any]):
         return dict(ForfeitOutputSerializer(seat).data)
 
 
+def seat_output(row: dict[str, Any]) -> dict[str, Any]:
+    """What `MatchSeatOutputSerializer` renders, from a `selectors.SEAT_VALUES` row."""
+    owner, bot = row["bot_version__bot__owner__username"], row["bot_version__bot__name"]
+    forfeit = None
+    if row["forfeit_reason"]:
+        forfeit = {
+            "reason": row["forfeit_reason"],
+            "step": row["forfeit_step"],
+            "detail": row["forfeit_detail"],
+        }
+    return {
+        "seat": row["seat"],
+        "name": services.seat_label(owner, bot, row["bot_version__number"]),
+        "bot": row["bot_version__bot_id"],
+        "bot_name": bot,
+        "owner": owner,
+        "version": row["bot_version__number"],
+        "rank": row["rank"],
+        "score": row["score"],
+        "forfeit": forfeit,
+        "moves": row["moves"],
+        "think_ms": row["think_ms"],
+        "max_move_ms": row["max_move_ms"],
+    }
+
+
+def with_seats(rows: list[dict[str, Any]], match_ids: list[Any]) -> list[dict[str, Any]]:
+    """List rows (rendered without seats) completed with their seats, read in one query."""
+    seats = selectors.seat_values(match_ids=match_ids)
+    for row, match_id in zip(rows, match_ids, strict=True):
+        row["seats"] = [seat_output(seat) for seat in seats[match_id]]
+    return rows
+
+
 @extend_schema_serializer(component_name="Match")
 class MatchOutputSerializer(serializers.Serializer[Any]):
     id = serializers.UUIDField()
@@ -90,6 +124,12 @@ class MatchOutputSerializer(serializers.Serializer[Any]):
         return replay.pk if replay is not None else None
 
 
+class _MatchRowSerializer(MatchOutputSerializer):
+    """A match list row before `with_seats` adds its seats."""
+
+    seats = None  # type: ignore[assignment]  # removes the field
+
+
 class MatchListApi(GenericAPIView[Match]):
     """Matches, newest first, with filters."""
 
@@ -98,12 +138,13 @@ class MatchListApi(GenericAPIView[Match]):
     filterset_class = selectors.MatchFilter
 
     def get_queryset(self) -> Any:
-        return selectors.match_list()
+        return selectors.match_list_page()
 
     @extend_schema(responses=MatchOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(MatchOutputSerializer(page, many=True).data)
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset())) or []
+        rows = list(_MatchRowSerializer(page, many=True).data)
+        return self.get_paginated_response(with_seats(rows, [m.pk for m in page]))
 
 
 class MatchDetailApi(GenericAPIView[Match]):

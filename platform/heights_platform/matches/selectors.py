@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import django_filters  # type: ignore[import-untyped]  # no stubs published
@@ -25,6 +26,44 @@ def match_list() -> QuerySet[Match]:
         Match.objects.select_related("ladder", "replay")
         .defer("replay__data")
         .prefetch_related(seats_prefetch())
+        .order_by("-created_at")
+    )
+
+
+# The seat columns a list shows, read as plain values: a page of 50 four-player matches
+# would otherwise build some 1,000 model objects (seat, version, bot, owner) per request.
+SEAT_VALUES = (
+    "match_id",
+    "seat",
+    "bot_version__bot_id",
+    "bot_version__bot__name",
+    "bot_version__bot__owner__username",
+    "bot_version__number",
+    "rank",
+    "score",
+    "forfeit_reason",
+    "forfeit_step",
+    "forfeit_detail",
+    "moves",
+    "think_ms",
+    "max_move_ms",
+)
+
+
+def seat_values(*, match_ids: Sequence[Any]) -> dict[Any, list[dict[str, Any]]]:
+    """The seats of these matches, in seat order, as `SEAT_VALUES` dicts by match id."""
+    found: dict[Any, list[dict[str, Any]]] = {match_id: [] for match_id in match_ids}
+    seats = MatchSeat.objects.filter(match_id__in=list(found)).order_by("match_id", "seat")
+    for row in seats.values(*SEAT_VALUES):
+        found[row["match_id"]].append(row)
+    return found
+
+
+def match_list_page() -> QuerySet[Match]:
+    """`match_list` without the seats: a list page reads them with `seat_values`."""
+    return (
+        Match.objects.select_related("ladder", "replay")
+        .defer("replay__data")
         .order_by("-created_at")
     )
 

@@ -58,7 +58,12 @@ def seed_commitment(seed: int) -> str:
 
 
 def seat_name(version: BotVersion) -> str:
-    return f"{version.bot.owner.username}/{version.bot.name} v{version.number}"
+    return seat_label(version.bot.owner.username, version.bot.name, version.number)
+
+
+def seat_label(owner: str, bot: str, version: int) -> str:
+    """How a seat is named in results and replays: `owner/bot vN`."""
+    return f"{owner}/{bot} v{version}"
 
 
 def _seat_spec(version: BotVersion) -> SeatSpec:

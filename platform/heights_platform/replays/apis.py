@@ -23,7 +23,11 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from heights_platform.matches.apis import MatchOutputSerializer, MatchSeatOutputSerializer
+from heights_platform.matches.apis import (
+    MatchOutputSerializer,
+    MatchSeatOutputSerializer,
+    with_seats,
+)
 from heights_platform.replays import selectors
 from heights_platform.replays.models import Replay
 from heights_rules.observation import PUBLIC
@@ -43,6 +47,12 @@ class ReplayOutputSerializer(serializers.Serializer[Any]):
     sha256 = serializers.CharField()
     created_at = serializers.DateTimeField()
     seats = MatchSeatOutputSerializer(source="match.seats", many=True)
+
+
+class _ReplayRowSerializer(ReplayOutputSerializer):
+    """A replay list row before `with_seats` adds its seats."""
+
+    seats = None  # type: ignore[assignment]  # removes the field
 
 
 @extend_schema_serializer(component_name="ReplayDetail")
@@ -95,12 +105,13 @@ class ReplayListApi(GenericAPIView[Replay]):
     filterset_class = selectors.ReplayFilter
 
     def get_queryset(self) -> Any:
-        return selectors.replay_list()
+        return selectors.replay_list_page()
 
     @extend_schema(responses=ReplayOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(ReplayOutputSerializer(page, many=True).data)
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset())) or []
+        rows = list(_ReplayRowSerializer(page, many=True).data)
+        return self.get_paginated_response(with_seats(rows, [r.match_id for r in page]))
 
 
 class ReplayDetailApi(GenericAPIView[Replay]):

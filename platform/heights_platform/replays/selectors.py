@@ -24,13 +24,23 @@ from heights_rules.errors import ReplayError
 from heights_rules.observation import PUBLIC
 
 
-def replay_list() -> QuerySet[Replay]:
-    return (
-        Replay.objects.defer("data")
-        .select_related("match__ladder")
-        .prefetch_related(Prefetch("match__seats", queryset=seats_prefetch().queryset))
-        .order_by("-created_at")
-    )
+# What a list row shows (ReplayOutputSerializer without seats): a match row is wide.
+LIST_FIELDS = (
+    "id",
+    "match_id",
+    "steps",
+    "size",
+    "sha256",
+    "created_at",
+    "match__kind",
+    "match__tournament_id",
+    "match__ladder__slug",
+)
+
+
+def replay_list_page() -> QuerySet[Replay]:
+    """Replays, newest first; a list page adds the seats with `matches.selectors.seat_values`."""
+    return Replay.objects.select_related("match__ladder").only(*LIST_FIELDS).order_by("-created_at")
 
 
 def access_replay_by_id(*, replay_id: int, with_data: bool = False) -> Replay:

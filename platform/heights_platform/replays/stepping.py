@@ -2,10 +2,15 @@
 
 Re-simulating a game from its start costs up to a few hundred milliseconds for a long
 game; browsing steps one after another should not. Two LRU caches, keyed by the replay's
-sha256 (so a changed row is a different key): parsed records, and states at steps that
-were asked for (plus every `ANCHOR_EVERY` steps passed on the way). A request simulates
-from the nearest cached state at or before its step. States are cloned out of and into
-the cache: a cached state is never mutated.
+sha256 (so a changed row is a different key): parsed records, and states at every
+`ANCHOR_EVERY`-th step a request passed. A request simulates from the nearest anchor at
+or before its step: at most ANCHOR_EVERY - 1 actions, well under a millisecond compiled.
+States are cloned out of and into the cache: a cached state is never mutated.
+
+Only anchors are kept, never the state of each step asked for, and their number is
+bounded: a cached state is some 60 objects that Python's cyclic garbage collector walks
+on every full collection, and a cache that both grows and churns makes those collections
+frequent and long (400 ms with 14,000 states), stalling every request of the process.
 """
 
 from __future__ import annotations
@@ -23,12 +28,12 @@ from heights_rules.replay import Replay as ReplayRecord
 from heights_rules.setup import new_game
 from heights_rules.state import CHANCE, GameState
 
-# Sized for random access over a few hundred replays: a state is about 15 kB, so some
-# 250 MB per process at most. With fewer states, steps of many replays browsed at once
-# evict each other's anchors and most requests re-simulate from step 0 (about 60 ms for
-# half a 4-player game, compiled); see loadtests/README.md, "Platform".
+# Sized for random access over a few hundred replays of ~1,300 steps (a state is about
+# 15 kB: some 130 MB per process at most). A request that misses re-simulates from the
+# nearest anchor it finds (from step 0 at worst, about 10 ms for a whole 4-player game,
+# compiled); see loadtests/README.md, "Platform".
 MAX_RECORDS = 512
-MAX_STATES = 16384
+MAX_STATES = 8192
 ANCHOR_EVERY = 32
 
 _lock = threading.Lock()
@@ -108,9 +113,8 @@ def state_at(*, sha256: str, record: ReplayRecord, step: int) -> GameState:
         start, state = found
     for index in range(start, step):
         _apply(state, record.actions[index], index)
-        if (index + 1) % ANCHOR_EVERY == 0 and index + 1 < step:
+        if (index + 1) % ANCHOR_EVERY == 0:
             _store(sha256, index + 1, state)
-    _store(sha256, step, state)
     return state
 
 
