@@ -59,7 +59,8 @@ COMPILED := build/compiled
 ENGINE_SOURCES := $(wildcard services/engine/heights_rules/*.py services/engine/heights_rules/data/*.json)
 compiled: $(COMPILED)/.built ## Build the mypyc-compiled engine into build/compiled/
 
-$(COMPILED)/.built: $(STAMP) setup.py $(ENGINE_SOURCES) $(wildcard services/*/heights_*/*.py)
+$(COMPILED)/.built: $(STAMP) setup.py $(ENGINE_SOURCES) $(wildcard services/*/heights_*/*.py) \
+		$(wildcard platform/heights_platform/*.py platform/heights_platform/*/*.py)
 	rm -rf $(COMPILED)
 	$(PIP) install --no-deps --no-build-isolation --target $(COMPILED) .
 	touch $@

@@ -12,6 +12,9 @@ class Ladder(models.Model):
     options = models.JSONField(default=dict, blank=True)  # RuleOptions fields by name
     catalogue = models.CharField(max_length=40, default="reconstructed-v1")
     is_active = models.BooleanField(default=True)  # matchmaking runs while active
+    # finished_seq of the last match rated here: ratings go in match order, and this
+    # says so in one row instead of a search through the ladder's whole history.
+    rated_seq = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -89,12 +89,6 @@ def ladder_join(*, ladder: Ladder, bot: Bot) -> tuple[LadderEntry, bool]:
     return entry, created
 
 
-def _later_applied(*, ladder_id: int, finished_seq: int) -> bool:
-    return RatingChange.objects.filter(
-        entry__ladder_id=ladder_id, match__finished_seq__gt=finished_seq
-    ).exists()
-
-
 def ratings_apply(*, match: Match) -> list[RatingChange]:
     """Apply a finished ladder match's ratings exactly once, in match order."""
     if (
@@ -105,9 +99,12 @@ def ratings_apply(*, match: Match) -> list[RatingChange]:
     ):
         return []
     with transaction.atomic():
+        # The ladder's row is the lock that keeps its ratings in match order.
+        ladder = Ladder.objects.select_for_update().only("pk", "rated_seq")
+        rated_seq = ladder.get(pk=match.ladder_id).rated_seq
         if RatingChange.objects.filter(match=match).exists():
             return []  # already applied
-        if _later_applied(ladder_id=match.ladder_id, finished_seq=match.finished_seq):
+        if rated_seq is not None and rated_seq > match.finished_seq:
             log.error("match %s: a later match of its ladder is rated; not applied", match.pk)
             return []
         seats = list(
@@ -120,15 +117,22 @@ def ratings_apply(*, match: Match) -> list[RatingChange]:
         if len(set(bot_ids)) != len(bot_ids):
             log.error("match %s: one bot holds two seats; ratings not applied", match.pk)
             return []
-        for bot_id in bot_ids:
-            LadderEntry.objects.get_or_create(ladder_id=match.ladder_id, bot_id=bot_id)
         locked = LadderEntry.objects.select_for_update().filter(
             ladder_id=match.ladder_id, bot_id__in=bot_ids
         )
         by_bot = {e.bot_id: e for e in locked.order_by("pk")}
+        missing = [b for b in bot_ids if b not in by_bot]
+        if missing:  # a bot seated before it joined: it joins now (rarely: one query else)
+            LadderEntry.objects.bulk_create(
+                [LadderEntry(ladder_id=match.ladder_id, bot_id=b) for b in missing],
+                ignore_conflicts=True,
+            )
+            by_bot = {e.bot_id: e for e in locked.all().order_by("pk")}
         entries = {s.seat: by_bot[s.bot_version.bot_id] for s in seats}
         ranks = {s.seat: int(s.rank or 0) for s in seats}
-        return _ratings_write(match=match, entries=entries, ranks=ranks)
+        changes = _ratings_write(match=match, entries=entries, ranks=ranks)
+        Ladder.objects.filter(pk=match.ladder_id).update(rated_seq=match.finished_seq)
+        return changes
 
 
 def _ratings_write(
@@ -162,10 +166,18 @@ def _ratings_write(
         counts[seat] += 1
         entry.seat_counts = counts
         entry.last_match_at = match.finished_at or timezone.now()
-    LadderEntry.objects.bulk_update(
-        list(entries.values()),
-        ["elo", "mu", "sigma", "games", "wins", "seat_counts", "last_match_at"],
-    )
+    # One UPDATE a row: bulk_update's CASE expressions cost ~18 ms of Python per match
+    # (measured with `heights bench-ratings`), four plain UPDATEs well under a millisecond.
+    for entry in entries.values():
+        LadderEntry.objects.filter(pk=entry.pk).update(
+            elo=entry.elo,
+            mu=entry.mu,
+            sigma=entry.sigma,
+            games=entry.games,
+            wins=entry.wins,
+            seat_counts=entry.seat_counts,
+            last_match_at=entry.last_match_at,
+        )
     return RatingChange.objects.bulk_create(changes)
 
 

@@ -23,7 +23,6 @@ from heights_platform.replays.models import Replay
 from heights_rules.errors import ReplayError
 from heights_rules.observation import PUBLIC
 
-
 # What a list row shows (ReplayOutputSerializer without seats): a match row is wide.
 LIST_FIELDS = (
     "id",
