@@ -8,7 +8,6 @@ reason, not failed; once it exists it is parsed like the others.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import importlib
 import importlib.util
@@ -24,11 +23,6 @@ from tests.deploy.deployfiles import (
     workloads,
 )
 
-# Subcommands other work is adding to the CLI; until they are there, their commands skip.
-PENDING_CLI = {
-    "runner": "`heights runner` (the match runner's CLI) is not in heights_cli yet",
-    "platform": "`heights platform` (the platform's CLI) is not in heights_cli yet",
-}
 HEALTHCHECK_IN_IMAGE = "/opt/heights/healthcheck.py"
 HEALTHCHECK_MODES = {"grpc": (0, 1), "http": (1, 2), "broker": (1, 1)}
 # Programs of the official postgres and redis images.
@@ -67,20 +61,10 @@ def gathered() -> list[tuple[str, list[str]]]:
     return out
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            choices: dict[str, argparse.ArgumentParser] = action.choices
-            return choices
-    return {}
-
-
 def check_heights(args: list[str]) -> None:
     from heights_cli.main import build_parser
 
     parser = build_parser()
-    if args[0] not in _subcommands(parser) and args[0] in PENDING_CLI:
-        pytest.skip(PENDING_CLI[args[0]])
     try:
         parser.parse_args(args)
     except SystemExit:
@@ -159,15 +143,8 @@ def test_heights_commands_run_only_in_images_built_here() -> None:
             assert service["image"].partition(":")[0] in OUR_IMAGES, name
 
 
-def test_the_engine_command_exists_today() -> None:
-    # The one `heights` command that must never skip.
+def test_a_command_the_cli_lacks_fails() -> None:
     check_heights(["engine", "serve"])
-
-
-def test_a_pending_subcommand_skips_with_its_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(PENDING_CLI, "arena-later", "`heights arena-later` is not there yet")
-    with pytest.raises(pytest.skip.Exception, match="arena-later"):
-        check_heights(["arena-later", "run"])
     with pytest.raises(pytest.fail.Exception):
         check_heights(["no-such-command"])
     with pytest.raises(pytest.fail.Exception):
