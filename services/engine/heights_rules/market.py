@@ -47,13 +47,24 @@ def _by_cost(pair: tuple[int, int]) -> tuple[int, int]:
     return pair[1], pair[0]
 
 
+# nearest_own by the spaces a player's tiles stand on. A state rebuilt from a document
+# (a bot's at every decision, a replica catching up) recomputes it for every player, and
+# the same few layouts recur all game: uncached this was most of `from_dict`'s time.
+_NEAREST: dict[tuple[int, ...], tuple[int, ...]] = {}
+_NEAREST_CACHE_SIZE = 4096
+
+
 def nearest_own(s: GameState, p: int) -> list[int]:
     """Distance from every space to p's nearest tile (all 1 when p has none yet)."""
-    near = [1] * SPACES
-    for i, tile in enumerate(s.owned[p]):
-        row = DISTANCE[s.space_of[tile]]
-        near = list(row) if i == 0 else list(map(min, near, row))
-    return near
+    spaces = tuple(sorted(s.space_of[tile] for tile in s.owned[p]))
+    near = _NEAREST.get(spaces)
+    if near is None:
+        if len(_NEAREST) >= _NEAREST_CACHE_SIZE:
+            _NEAREST.clear()
+        rows = [DISTANCE[space] for space in spaces]
+        near = tuple(min(column) for column in zip(*rows, strict=True)) if rows else (1,) * SPACES
+        _NEAREST[spaces] = near
+    return list(near)  # the caller's own copy: put_on_map updates it in place
 
 
 def prime_costs(s: GameState) -> tuple[tuple[int, int], ...]:

@@ -6,7 +6,7 @@ reading of an ambiguous rule can be played and still be reproduced.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from enum import Enum, StrEnum
 from typing import Any
 
@@ -62,7 +62,17 @@ class RuleOptions:
             raise ValueError("limits must not be negative")
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(self).items()}
+        # Every observation carries the options, so this runs at each decision: the
+        # values (scalars and enums) are read once per distinct options and copied.
+        known = _OPTION_DICTS.get(self)
+        if known is None:
+            if len(_OPTION_DICTS) >= 256:
+                _OPTION_DICTS.clear()
+            values = ((name, getattr(self, name)) for name in _OPTION_NAMES)
+            known = _OPTION_DICTS[self] = {
+                k: (v.value if isinstance(v, Enum) else v) for k, v in values
+            }
+        return dict(known)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleOptions:
@@ -89,6 +99,10 @@ class RuleOptions:
                     raise ValueError(f"option {name} must be an integer")
                 values[name] = value
         return cls(**values)
+
+
+_OPTION_NAMES = tuple(f.name for f in fields(RuleOptions))
+_OPTION_DICTS: dict[RuleOptions, dict[str, Any]] = {}
 
 
 @dataclass(frozen=True, slots=True)
