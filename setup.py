@@ -12,8 +12,9 @@ from typing import Any
 
 from setuptools import setup
 
-# The per-step path of the rules core; the rest (loading, serialization, views) is I/O-bound
-# or runs once, and stays Python so tracebacks there stay readable.
+# The per-step path of the rules core, and the per-decision one of a match (observations,
+# their patches, states rebuilt from documents); the rest (loading, replays) runs once
+# a game and stays Python so tracebacks there stay readable.
 COMPILED = (
     "actions",
     "completion",
@@ -27,8 +28,11 @@ COMPILED = (
     "legal",
     "main_phase",
     "market",
+    "observation",
+    "patches",
     "rng",
     "scoring",
+    "serialize",
     "setup",
     "solo",
     "state",

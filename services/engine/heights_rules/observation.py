@@ -23,12 +23,36 @@ from heights_rules.serialize import from_dict, to_dict
 from heights_rules.state import CHANCE, TERMINAL, GameState, Phase
 
 PUBLIC = -1  # the spectator's viewpoint
+# The state document's list fields (serialize._LISTS) by depth, piles and targets aside
+# (infoset rebuilds those).
+_FLAT_LISTS = (
+    "order",
+    "supply",
+    "on_buildings",
+    "meeple_supply",
+    "turn_no",
+    "wild",
+    "owner",
+    "space_of",
+    "complete",
+    "tile_wild",
+    "used_buildings",
+    "sweeten",
+    "target_choice",
+)
+_NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market")
 HIDDEN = -1  # a hidden Target in an infoset
 
 
 def infoset(s: GameState, viewer: int) -> dict[str, Any]:
     """The state document with what `viewer` must not know removed."""
     data = to_dict(s)
+    # A snapshot: to_dict shares the state's own lists, and a view may be kept (as the
+    # base of the next observation patch) while the game goes on.
+    for name in _FLAT_LISTS:
+        data[name] = list(data[name])
+    for name in _NESTED_LISTS:
+        data[name] = [list(row) for row in data[name]]
     data["seed"] = 0
     data["piles"] = [sorted(pile) for pile in s.piles]  # contents are public, order is not
     over = s.phase is Phase.OVER
@@ -75,6 +99,15 @@ def determinize(s: GameState, viewer: int, key: int) -> GameState:
     return d
 
 
+# Lower-case names for the view's keys, worked out once rather than at every decision.
+_CUBE_NAMES = tuple((c, lower(c.name)) for c in CUBES)
+_MISC_NAMES = tuple((MISC + c, lower(c.name)) for c in CUBES)
+_SCORE_NAMES = tuple((c, c.name) for c in SCORES)
+_BUCKET_NAMES = tuple((b, lower(b.name)) for b in Bucket)
+_MEEPLE_NAMES = tuple((colour * N_BUCKETS, lower(colour.name)) for colour in MEEPLES)
+_MEEPLE_SUPPLY_NAMES = tuple((colour, lower(colour.name)) for colour in MEEPLES)
+
+
 def observation(s: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
     """A readable view for `viewer` (a seat, or PUBLIC) plus its infoset."""
     to_move = s.current_player()
@@ -94,42 +127,52 @@ def observation(s: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
         "markets": [_market_view(s, level) for level in (0, 1)],
         "draw_piles": [len(pile) for pile in s.piles],
         "supply": {
-            "cubes": {lower(c.name): s.supply[c] for c in CUBES},
-            "cubes_in_play": {lower(c.name): s.total[c] for c in CUBES},
-            "on_buildings": {lower(c.name): s.on_buildings[c] for c in CUBES},
+            "cubes": {name: s.supply[c] for c, name in _CUBE_NAMES},
+            "cubes_in_play": {name: s.total[c] for c, name in _CUBE_NAMES},
+            "on_buildings": {name: s.on_buildings[c] for c, name in _CUBE_NAMES},
             "misc_in_play": s.misc_in_play,
-            "meeples": {lower(m.name): s.meeple_supply[m] for m in MEEPLES},
+            "meeples": {name: s.meeple_supply[m] for m, name in _MEEPLE_SUPPLY_NAMES},
         },
         "ads": [s.catalogue.ads[a].id for a in s.ads],
         "map": _map_view(s),
         "infoset": infoset(s, viewer),
     }
     if to_move == viewer or (viewer == PUBLIC and to_move >= 0):
-        view["legal"] = [{"id": a, "text": Action.from_id(a).text()} for a in s.legal_actions()]
+        view["legal"] = [{"id": a, "text": _action_text(a)} for a in s.legal_actions()]
     return view
+
+
+# Action texts by id: the ids are a fixed, bounded set, and every view lists ~30.
+_ACTION_TEXTS: dict[int, str] = {}
+
+
+def _action_text(action: int) -> str:
+    text = _ACTION_TEXTS.get(action)
+    if text is None:
+        text = _ACTION_TEXTS[action] = Action.from_id(action).text()
+    return text
 
 
 def _player_view(s: GameState, p: int, viewer: int) -> dict[str, Any]:
     m = s.meeples[p]
     cubes = s.cubes[p]
+    score = s.score[p]
+    meeples: dict[str, Any] = {}
+    for base, colour in _MEEPLE_NAMES:
+        counts = {bucket: m[base + b] for b, bucket in _BUCKET_NAMES if m[base + b]}
+        if counts:
+            meeples[colour] = counts
+    tiles = s.catalogue.tiles
     view: dict[str, Any] = {
         "player": p,
         "mayor": s.solo and p == 1,
-        "score": sum(s.score[p]),
-        "score_by_category": {c.name: s.score[p][c] for c in SCORES},
+        "score": sum(score),
+        "score_by_category": {name: score[c] for c, name in _SCORE_NAMES},
         "wild_tokens": s.wild[p],
-        "cubes": {lower(c.name): cubes[c] for c in CUBES},
-        "misc_cubes": {lower(c.name): cubes[MISC + c] for c in CUBES},
-        "meeples": {
-            lower(colour.name): {
-                lower(b.name): m[colour * N_BUCKETS + b]
-                for b in Bucket
-                if m[colour * N_BUCKETS + b]
-            }
-            for colour in MEEPLES
-            if any(m[colour * N_BUCKETS : (colour + 1) * N_BUCKETS])
-        },
-        "tiles": [s.catalogue.tiles[t].id for t in s.owned[p]],
+        "cubes": {name: cubes[c] for c, name in _CUBE_NAMES},
+        "misc_cubes": {name: cubes[i] for i, name in _MISC_NAMES},
+        "meeples": meeples,
+        "tiles": [tiles[t].id for t in s.owned[p]],
     }
     if s.target_choice[p] >= 0:
         view["chosen_target"] = s.catalogue.targets[s.target_choice[p]].id
@@ -153,27 +196,52 @@ def _market_view(s: GameState, level: int) -> list[dict[str, Any]]:
     ]
 
 
+# The map's fixed part (each land space's name, neighbourhood, prime value and zoning) by
+# layout: it never changes during a game, and it is most of the map's view.
+_STATIC_MAPS: dict[tuple[str, tuple[Any, ...]], tuple[dict[str, Any], ...]] = {}
+_STATIC_MAP_CACHE_SIZE = 256
+
+
+def _static_cells(s: GameState) -> tuple[dict[str, Any], ...]:
+    geo = s.geo
+    key = (s.config.catalogue_sha256, tuple(geo.slots))
+    cells = _STATIC_MAPS.get(key)
+    if cells is None:
+        built = []
+        for space in geo.land_spaces:
+            cell: dict[str, Any] = {
+                "space": space_name(space),
+                "neighborhood": geo.neighborhood[space],
+            }
+            if geo.prime[space]:
+                cell["prime"] = geo.prime[space]
+            if geo.zoning_vp[space]:
+                cell["zoning"] = {
+                    "types": [t.name for t in _types(geo.zoning_types[space])],
+                    "vp": geo.zoning_vp[space],
+                }
+            built.append(cell)
+        if len(_STATIC_MAPS) >= _STATIC_MAP_CACHE_SIZE:
+            _STATIC_MAPS.clear()
+        cells = _STATIC_MAPS[key] = tuple(built)
+    return cells
+
+
 def _map_view(s: GameState) -> dict[str, Any]:
     geo = s.geo
+    tiles = s.catalogue.tiles
     spaces = []
-    for space in geo.land_spaces:
-        cell: dict[str, Any] = {"space": space_name(space), "neighborhood": geo.neighborhood[space]}
-        if geo.prime[space]:
-            cell["prime"] = geo.prime[space]
-        if geo.zoning_vp[space]:
-            cell["zoning"] = {
-                "types": [t.name for t in _types(geo.zoning_types[space])],
-                "vp": geo.zoning_vp[space],
-            }
+    for space, static in zip(geo.land_spaces, _static_cells(s), strict=True):
+        cell = dict(static)  # callers may edit their view; the cache stays as built
+        spaces.append(cell)
         tile = s.on_cell[space]
         if tile >= 0:
             cell["building"] = {
-                "tile": s.catalogue.tiles[tile].id,
+                "tile": tiles[tile].id,
                 "owner": s.owner[tile],
                 "fill": list(s.fill[tile]),
                 "complete": s.complete[tile],
             }
-        spaces.append(cell)
     return {
         "boards": [
             s.catalogue.boards[sl.board_side].id + ("r" if sl.rotated else "") for sl in geo.slots

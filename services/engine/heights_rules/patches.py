@@ -1,0 +1,57 @@
+"""Observations sent as changes: a JSON Patch (RFC 6902) from a seat's previous view.
+
+A seat's observation is ~13 KB of JSON, and between two of its decisions only a few
+parts change (the decision, the legal actions, some scores, cubes and the rules
+stack). Encoding, sending and decoding the whole document at every decision was most
+of what a match cost outside the bots' own thinking, so a runner can ask for the
+difference instead (docs/engine-service.md, "Observation patches").
+
+The patch uses three operations only: `add` and `remove` of object members, and
+`replace`. Arrays whose length changed are replaced whole; arrays of the same length
+are compared element by element. Applying the patch to the base document gives a
+document that encodes to exactly the same JSON as the new one; the tests check that
+over whole games.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Patch = list[dict[str, Any]]
+
+
+def make_patch(old: Any, new: Any) -> Patch:
+    """The operations that turn `old` into `new` (both plain JSON data)."""
+    ops: Patch = []
+    _diff(old, new, "", ops)
+    return ops
+
+
+def _pointer(key: str) -> str:
+    # RFC 6901: "~" and "/" in a member name are escaped as "~0" and "~1".
+    return key.replace("~", "~0").replace("/", "~1") if "~" in key or "/" in key else key
+
+
+def _same(a: Any, b: Any) -> bool:
+    # `True == 1` and `1 == 1.0` in Python, not in JSON: equal values of different types
+    # differ. Containers of equal value hold the same types in practice (the documents
+    # are built by the same code), and the round-trip tests check the whole documents.
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def _diff(old: Any, new: Any, path: str, ops: Patch) -> None:
+    if type(old) is dict and type(new) is dict:
+        for key, value in new.items():
+            if key not in old:
+                ops.append({"op": "add", "path": f"{path}/{_pointer(key)}", "value": value})
+            elif not _same(old[key], value):
+                _diff(old[key], value, f"{path}/{_pointer(key)}", ops)
+        for key in old:
+            if key not in new:
+                ops.append({"op": "remove", "path": f"{path}/{_pointer(key)}"})
+    elif type(old) is list and type(new) is list and len(old) == len(new):
+        for index, (a, b) in enumerate(zip(old, new, strict=True)):
+            if not _same(a, b):
+                _diff(a, b, f"{path}/{index}", ops)
+    else:
+        ops.append({"op": "replace", "path": path, "value": new})
