@@ -44,8 +44,14 @@ def config_to_proto(config: GameConfig) -> pb.GameConfig:
         solo=config.solo,
         catalogue_id=config.catalogue_id,
         catalogue_sha256=config.catalogue_sha256,
-        options_json=_json(config.options.to_dict()),
+        options_json=_options_json(config.options),
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _options_json(options: RuleOptions) -> str:
+    """Every view carries its game's options; few distinct ones are ever in play."""
+    return _json(options.to_dict())
 
 
 @functools.cache
@@ -89,11 +95,15 @@ def view_to_proto(view: View) -> pb.GameView:
         to_move=view.to_move,
         phase=view.phase,
         round=view.round,
-        observation_json=_json(view.observation),
         config=config_to_proto(view.config),
         seat_names=list(view.seat_names),
         seed=seed,
     )
+    if view.patch is None:
+        msg.observation_json = _json(view.observation)
+    else:
+        msg.observation_patch_json = json.dumps(view.patch, separators=(",", ":"))
+        msg.patch_base_sequence = view.patch_base
     if view.outcome is not None:
         msg.outcome.CopyFrom(outcome_to_proto(view.outcome))
     return msg

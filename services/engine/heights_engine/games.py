@@ -17,7 +17,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from heights_engine import metrics, tokens
@@ -35,10 +35,18 @@ from heights_rules import (
     ReplayError,
     new_game,
 )
+from heights_rules.patches import make_patch
 from heights_rules.replay import Recorder, Verification, simulate, verify
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_NAME = 64
+# Games whose last sent seat views are kept as the bases of observation patches. A
+# 4-player game's four bases take ~250 KiB, so they are kept for fewer games than the
+# states: a game that loses them gets its next view in full, then patches again.
+PATCH_BASE_GAMES = 256
+
+# Per game: seat -> (sequence, observation) of the last view sent to that seat.
+Bases = dict[int, tuple[int, dict[str, Any]]]
 
 
 @dataclass(slots=True)
@@ -98,11 +106,20 @@ def play(state: GameState, action: int, actions: list[int], actors: list[int]) -
 class Games:
     """The game authority of one replica."""
 
-    def __init__(self, store: GameStore, *, cache_size: int, token_secret: bytes) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        *,
+        cache_size: int,
+        token_secret: bytes,
+        patch_base_games: int = PATCH_BASE_GAMES,
+    ) -> None:
         self.store = store
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
         self._secret = token_secret
+        self._bases: OrderedDict[str, Bases] = OrderedDict()
+        self._bases_size = patch_base_games
 
     # ------------------------------------------------------------------ writes
     async def create(
@@ -167,6 +184,7 @@ class Games:
         *,
         with_view: bool = True,
         view_tokens: Sequence[str] = (),
+        view_bases: Sequence[int] = (),
     ) -> Applied:
         """Play a seat's action: the steps appended and the game as it is right after.
 
@@ -185,6 +203,10 @@ class Games:
         seat = self.seat_for(live, token, required=True)
         # Checked before anything is applied: a bad token refuses the whole request.
         held = {seat} | {self.seat_for(live, t, required=True) for t in view_tokens}
+        if view_bases and len(view_bases) != live.config.players:
+            raise invalid(
+                "BAD_VIEW_BASES", f"view_bases needs one entry per seat ({live.config.players})"
+            )
         action = _resolve(action_id, text)
         async with live.lock:
             fresh = expected != live.sequence
@@ -205,6 +227,11 @@ class Games:
             live.actors.extend(actors)
             over = work.is_terminal()
             to_move = -1 if over else work.current_player()
+            next_view = None
+            if to_move in held and view_tokens:
+                next_view = live.view(to_move)
+                if view_bases:
+                    next_view = self._patched(game_id, next_view, view_bases[to_move])
             applied = Applied(
                 steps=live.steps(expected),
                 live=live,
@@ -213,11 +240,31 @@ class Games:
                 to_move=to_move,
                 legal=work.legal_actions() if to_move == seat else [],
                 view=live.view(seat) if with_view else None,
-                next_view=live.view(to_move) if to_move in held and view_tokens else None,
+                next_view=next_view,
             )
         metrics.DECISIONS.inc()
         metrics.CHANCE_STEPS.inc(len(actions) - 1)
         return applied
+
+    def _patched(self, game_id: str, view: View, held: int) -> View:
+        """`view` as a patch from the caller's base when this replica sent that base.
+
+        The view becomes the seat's next base either way. A view is a function of the
+        game's state and the seat, so a base of the same sequence is the same document
+        whichever replica built it.
+        """
+        bases = self._bases.get(game_id)
+        if bases is None:
+            bases = self._bases[game_id] = {}
+            while len(self._bases) > self._bases_size:
+                self._bases.popitem(last=False)
+        else:
+            self._bases.move_to_end(game_id)
+        known = bases.get(view.viewer)
+        bases[view.viewer] = (view.sequence, view.observation)
+        if known is None or known[0] != held or held < 0:
+            return view
+        return replace(view, patch=make_patch(known[1], view.observation), patch_base=held)
 
     @staticmethod
     def _tried(
@@ -246,6 +293,7 @@ class Games:
     async def delete(self, game_id: str) -> None:
         check_id(game_id, "game_id")
         self._cache.pop(game_id, None)
+        self._bases.pop(game_id, None)
         metrics.LIVE_GAMES.set(len(self._cache))
         if not await self.store.delete(game_id):
             raise EngineError(Code.NOT_FOUND, "GAME_NOT_FOUND", f"no game {game_id!r}")
@@ -338,7 +386,8 @@ class Games:
     def _remember(self, live: LiveGame) -> None:
         self._cache[live.record.game_id] = live
         while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+            evicted, _ = self._cache.popitem(last=False)
+            self._bases.pop(evicted, None)
         metrics.LIVE_GAMES.set(len(self._cache))
 
 

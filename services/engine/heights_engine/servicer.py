@@ -114,6 +114,7 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
             request.action.text,
             with_view=not request.omit_view,
             view_tokens=list(request.view_tokens),
+            view_bases=list(request.view_bases),
         )
         # DEBUG, not INFO: a line per action is the busiest log of the service and cost
         # a measurable share of ApplyAction's time under load (loadtests/README.md).

@@ -42,6 +42,9 @@ class View:
     seed: int | None
     salt_hex: str
     outcome: Outcome | None
+    # Sent as a change: the JSON Patch from this viewer's observation at `patch_base`.
+    patch: list[dict[str, Any]] | None = None
+    patch_base: int = -1
 
 
 def observe(state: GameState, viewer: int) -> dict[str, Any]:

@@ -214,6 +214,7 @@ class ApplyActionRequest(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     OMIT_VIEW_FIELD_NUMBER: _builtins.int
     VIEW_TOKENS_FIELD_NUMBER: _builtins.int
+    VIEW_BASES_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     seat_token: _builtins.str
@@ -238,6 +239,17 @@ class ApplyActionRequest(_message.Message):
         this game is PERMISSION_DENIED, and the action is then not applied.
         """
 
+    @_builtins.property
+    def view_bases(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Ask for `next_view` as a patch (docs/engine-service.md, "Observation patches"): one
+        entry per seat, in seat order, the sequence of that seat's view the caller holds
+        (-1: none). When the entry of the seat to move next is the sequence of the last
+        view of that seat this replica sent, `next_view` carries `observation_patch_json`
+        instead of `observation_json`; otherwise the full observation, which the replica
+        remembers as the base of the next patch. Empty: full views, nothing remembered. A
+        list of another length than the game's seats is INVALID_ARGUMENT.
+        """
+
     def __init__(
         self,
         *,
@@ -247,10 +259,11 @@ class ApplyActionRequest(_message.Message):
         action: _game_pb2.Action | None = ...,
         omit_view: _builtins.bool = ...,
         view_tokens: _abc.Iterable[_builtins.str] | None = ...,
+        view_bases: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "expected_sequence", b"expected_sequence", "game_id", b"game_id", "omit_view", b"omit_view", "seat_token", b"seat_token", "view_tokens", b"view_tokens"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "expected_sequence", b"expected_sequence", "game_id", b"game_id", "omit_view", b"omit_view", "seat_token", b"seat_token", "view_bases", b"view_bases", "view_tokens", b"view_tokens"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

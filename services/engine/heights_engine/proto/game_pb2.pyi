@@ -234,6 +234,8 @@ class GameView(_message.Message):
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
+    OBSERVATION_PATCH_JSON_FIELD_NUMBER: _builtins.int
+    PATCH_BASE_SEQUENCE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     viewer: _builtins.int
@@ -254,6 +256,13 @@ class GameView(_message.Message):
     """The observation for this viewer as JSON (docs/engine.md, "Observations"): a seat's
     own information set, or the public one for a spectator.
     """
+    observation_patch_json: _builtins.str
+    """Set instead of `observation_json` when the view is sent as a change (ApplyAction's
+    `view_bases`): a JSON Patch (RFC 6902: add, remove and replace only) that turns
+    this viewer's observation at sequence `patch_base_sequence` into this one.
+    """
+    patch_base_sequence: _builtins.int
+    """The sequence of the observation `observation_patch_json` applies to."""
     @_builtins.property
     def config(self) -> Global___GameConfig:
         """The game's configuration."""
@@ -285,10 +294,12 @@ class GameView(_message.Message):
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         seed: Global___SeedCommitment | None = ...,
         outcome: Global___Outcome | None = ...,
+        observation_patch_json: _builtins.str = ...,
+        patch_base_sequence: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "outcome", b"outcome", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "game_id", b"game_id", "observation_json", b"observation_json", "outcome", b"outcome", "phase", b"phase", "round", b"round", "seat_names", b"seat_names", "seed", b"seed", "sequence", b"sequence", "status", b"status", "to_move", b"to_move", "viewer", b"viewer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "game_id", b"game_id", "observation_json", b"observation_json", "observation_patch_json", b"observation_patch_json", "outcome", b"outcome", "patch_base_sequence", b"patch_base_sequence", "phase", b"phase", "round", b"round", "seat_names", b"seat_names", "seed", b"seed", "sequence", b"sequence", "status", b"status", "to_move", b"to_move", "viewer", b"viewer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
