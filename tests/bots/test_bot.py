@@ -53,3 +53,21 @@ def test_note_comes_with_the_same_action(name: str) -> None:
     assert action in state.legal_actions()
     assert isinstance(note, str)
     assert note
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_a_bot_leaves_the_state_it_reads_as_it_was(name: str) -> None:
+    # The protocol bots hand a bot a state whose lists are those of the observation the
+    # SDK keeps as the base of the next patch (from_infoset with owned=True): a bot that
+    # wrote to its state would corrupt every later observation of its seat.
+    state = new_game(GameConfig(players=3), seed=4)
+    bot = make_bot(name, seed=2, iterations=4, horizon=1)
+    for _ in range(60):
+        seat = state.current_player()
+        if seat < 0:
+            state.apply(state.legal_actions()[0])
+            continue
+        before = state.to_bytes()
+        action = bot.act(state, seat)
+        assert state.to_bytes() == before
+        state.apply(action)

@@ -36,6 +36,15 @@ class KillsAReplica:
         self.game_id, self.commitment = inner.game_id, inner.commitment
         self.applied = 0
 
+    @property
+    def patch_seats(self) -> set[int]:
+        return self.inner.patch_seats
+
+    @patch_seats.setter
+    def patch_seats(self, seats: set[int]) -> None:
+        # Forwarded: the game goes on patching across the fail-over.
+        self.inner.patch_seats = seats
+
     def to_move(self) -> int:
         return self.inner.to_move()
 

@@ -29,7 +29,7 @@ def _text(data: Any) -> str:
 
 def _round_trip(old: Any, new: Any) -> list[dict[str, Any]]:
     before = _text(old)
-    ops = json.loads(json.dumps(make_patch(old, new)))  # as sent: through JSON
+    ops: list[dict[str, Any]] = json.loads(json.dumps(make_patch(old, new)))  # as sent
     assert _text(apply_patch(old, ops)) == _text(new)
     assert _text(old) == before, "applying a patch changed its base"
     return ops

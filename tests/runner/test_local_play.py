@@ -82,3 +82,25 @@ def test_a_local_tournament_prints_standings(tmp_path: Path) -> None:
     assert all(row["games"] == 2 for row in table)
     assert sum(row["points"] for row in table) == pytest.approx(2.0)
     assert "2/2 matches" in done.stderr  # the progress bar
+
+
+def test_builtin_bots_through_the_protocol_play_the_in_process_game(tmp_path: Path) -> None:
+    # Greedy decides from its state alone, so the same moves prove that every
+    # observation it rebuilt from patches was the true one.
+    from heights_bots.bot import make_bot
+    from heights_bots.play import play_game
+    from heights_rules import GameConfig
+    from heights_runner.contract import BotRef, MatchSpec, SeatSpec, TimeLimits
+    from heights_runner.engines import LocalEngine
+    from heights_runner.launch import LaunchPolicy
+    from heights_runner.match import play_match
+
+    seed = 23
+    seats = tuple(SeatSpec(f"g{i}", BotRef.builtin("greedy"), True) for i in range(3))
+    roomy = TimeLimits(move_ms=10_000, bank_ms=120_000, start_ms=60_000)  # a busy CI machine
+    spec = MatchSpec("same-game", seed, seats, limits=roomy)
+    result = play_match(spec, LocalEngine, LaunchPolicy(tmp_path))
+    assert [seat.forfeit for seat in result.seats] == [None, None, None]
+    bots = [make_bot("greedy", seed * 8 + s) for s in range(3)]
+    _, expected = play_game(GameConfig(players=3), seed, bots)
+    assert Replay.from_bytes(result.replay_bytes()).actions == expected.actions

@@ -8,8 +8,9 @@ import pytest
 
 from heights_runner import protocol
 from heights_runner.contract import BotRef, MatchSpec, SeatSpec
-from heights_runner.engines import LocalEngine, Turn
+from heights_runner.engines import OVER, LocalEngine, Turn
 from heights_runner.ranks import final_ranks
+from heights_sdk.patch import apply_patch
 
 
 def _spec(players: int = 2) -> MatchSpec:
@@ -37,6 +38,45 @@ def test_decide_carries_the_observation_with_its_legal_actions() -> None:
     assert [a["id"] for a in msg["observation"]["legal"]]  # the seat's legal actions
     assert msg["observation"]["infoset"]["seed"] == 0  # the seed never reaches a bot
     assert msg["time"] == {"move_ms": 1000, "bank_ms": 9000}
+
+
+def test_hello_offers_patches_and_ready_takes_only_offered_features() -> None:
+    assert json.loads(protocol.hello(_spec(), 0))["features"] == ["patch"]
+    ready = '{"type": "ready", "name": "b", "features": ["patch", "telepathy", 3]}'
+    assert protocol.parse_ready(ready) == ("b", frozenset({"patch"}))
+    assert protocol.parse_ready('{"type": "ready"}') == ("", frozenset())
+    with pytest.raises(protocol.ProtocolViolationError):
+        protocol.parse_ready('{"type": "ready", "features": "patch"}')
+
+
+def test_a_seat_that_takes_patches_gets_the_change_from_its_last_observation() -> None:
+    engine = LocalEngine(_spec())
+    engine.patch_seats = {0, 1}
+    held: dict[int, tuple[int, dict[str, object]]] = {}
+    patched = 0
+    while engine.to_move() != OVER and patched < 40:
+        turn = engine.turn()
+        msg = json.loads(protocol.decide(turn, 1000, 9000, patch=True))
+        if "patch" in msg:
+            base_step, base = held[turn.seat]
+            assert msg["base_step"] == base_step
+            observation = apply_patch(base, msg["patch"])
+            patched += 1
+        else:
+            observation = msg["observation"]
+        assert observation == json.loads(turn.whole_json())  # the full view, on demand
+        held[turn.seat] = (turn.step, observation)
+        engine.apply(turn.seat, observation["legal"][0]["id"])
+    assert patched == 40
+
+
+def test_a_seat_without_patches_always_gets_whole_observations() -> None:
+    engine = LocalEngine(_spec())
+    for _ in range(30):
+        turn = engine.turn()
+        assert not turn.patch_json
+        msg = json.loads(protocol.decide(turn, 1000, 9000, patch=True))
+        engine.apply(turn.seat, msg["observation"]["legal"][0]["id"])
 
 
 def test_a_legal_action_with_a_note_is_accepted() -> None:

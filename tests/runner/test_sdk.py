@@ -38,7 +38,7 @@ def test_the_loop_answers_hello_and_each_decision() -> None:
     end: dict[str, object] = {"type": "end", "ranks": [1, 2], "scores": [5, 3], "outcome": {}}
     out = _play(FirstBot(name="first"), [hello, _decide(0, [4, 9]), _decide(3, [7]), end])
     assert out == [
-        {"type": "ready", "name": "first"},
+        {"type": "ready", "name": "first", "features": []},  # hello offered none
         {"type": "action", "id": 4},
         {"type": "action", "id": 7},
     ]
@@ -58,3 +58,68 @@ def test_the_starter_bot_prefers_building_and_explains_why() -> None:
 def test_another_protocol_version_is_refused() -> None:
     with pytest.raises(ProtocolError):
         _play(FirstBot(), [{"type": "hello", "protocol": 2, "seat": 0, "players": 2}])
+
+
+class Recorder(Bot):
+    """Answers the first legal action and keeps every observation it was given."""
+
+    def __init__(self) -> None:
+        super().__init__(name="recorder")
+        self.seen: list[dict[str, object]] = []
+
+    def choose(self, decision: Decision) -> int:
+        self.seen.append(decision.observation)
+        return decision.legal[0].id
+
+
+HELLO_WITH_PATCHES: dict[str, object] = {
+    "type": "hello",
+    "protocol": 1,
+    "seat": 0,
+    "players": 2,
+    "features": ["patch", "something-newer"],
+}
+
+
+def _patched(step: int, base: int, patch: list[dict[str, object]]) -> dict[str, object]:
+    time = {"move_ms": 1000, "bank_ms": 500}
+    return {"type": "decide", "step": step, "time": time, "base_step": base, "patch": patch}
+
+
+def test_the_sdk_takes_patches_and_hands_the_bot_whole_observations() -> None:
+    bot = Recorder()
+    first = _decide(0, [4, 9])
+    patch: list[dict[str, object]] = [
+        {"op": "replace", "path": "/legal", "value": [{"id": 7, "text": "pick 7"}]},
+        {"op": "replace", "path": "/players/0/score", "value": 5},
+    ]
+    out = _play(bot, [HELLO_WITH_PATCHES, first, _patched(3, 0, patch)])
+    assert out[0] == {"type": "ready", "name": "recorder", "features": ["patch"]}
+    assert [m["id"] for m in out[1:]] == [4, 7]
+    assert bot.seen[1] == {
+        "viewer": 0,
+        "decision": "d",
+        "legal": [{"id": 7, "text": "pick 7"}],
+        "players": [{"score": 5}],
+    }
+    assert bot.seen[0] == first["observation"]  # the earlier observation is kept as it was
+
+
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        (_patched(3, 2, []), "holds 0"),  # from another step than the bot's last
+        (_patched(3, 0, [{"op": "copy", "from": "/a", "path": "/b"}]), "unsupported operation"),
+        (_patched(3, 0, [{"op": "remove", "path": "/nothing"}]), "no member"),
+    ],
+)
+def test_a_patch_the_bot_cannot_apply_is_a_protocol_error(
+    message: dict[str, object], error: str
+) -> None:
+    with pytest.raises(ProtocolError, match=error):
+        _play(Recorder(), [HELLO_WITH_PATCHES, _decide(0, [4]), message])
+
+
+def test_a_patch_before_any_observation_is_a_protocol_error() -> None:
+    with pytest.raises(ProtocolError, match="holds -1"):
+        _play(Recorder(), [HELLO_WITH_PATCHES, _patched(0, 0, [])])

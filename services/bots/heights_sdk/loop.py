@@ -11,17 +11,20 @@ import sys
 from typing import IO, Any
 
 from heights_sdk.bot import Bot, Decision, LegalAction
+from heights_sdk.patch import PatchError, apply_patch
 
 PROTOCOL_VERSION = 1
 MAX_DEBUG = 200  # characters of a debug note the runner keeps
+# Offered features this SDK takes: observations sent as patches cost the runner and the
+# bot a fraction of whole ones, and the SDK hands the bot whole observations either way.
+FEATURES = ("patch",)
 
 
 class ProtocolError(RuntimeError):
     """The runner sent something this SDK does not understand."""
 
 
-def decision_from_message(msg: dict[str, Any]) -> Decision:
-    observation = msg["observation"]
+def decision_from_message(msg: dict[str, Any], observation: dict[str, Any]) -> Decision:
     return Decision(
         step=int(msg["step"]),
         decision=str(observation.get("decision", "")),
@@ -41,6 +44,8 @@ def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -
     """Play one game: hello → ready, decide → action (repeated), end."""
     inp = stdin or sys.stdin
     out = stdout or sys.stdout
+    observation: Any = None  # the last observation, the base of the next patch
+    step = -1  # and the step it was sent for
     for line in inp:
         msg = json.loads(line)
         kind = msg.get("type")
@@ -50,9 +55,13 @@ def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -
             bot.seat, bot.players = int(msg["seat"]), int(msg["players"])
             bot.options = dict(msg.get("options", {}))
             bot.on_start(msg)
-            _send(out, {"type": "ready", "name": bot.name})
+            offered = msg.get("features", [])
+            taken = [f for f in FEATURES if f in offered]
+            _send(out, {"type": "ready", "name": bot.name, "features": taken})
         elif kind == "decide":
-            choice = bot.choose(decision_from_message(msg))
+            observation = _observation(msg, observation, step)
+            step = int(msg["step"])
+            choice = bot.choose(decision_from_message(msg, observation))
             action, note = choice if isinstance(choice, tuple) else (choice, "")
             reply: dict[str, Any] = {"type": "action", "id": int(action)}
             if note:
@@ -63,3 +72,17 @@ def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -
             return
         else:
             raise ProtocolError(f"unknown message type {kind!r}")
+
+
+def _observation(msg: dict[str, Any], last: Any, last_step: int) -> Any:
+    """The decision's whole observation: sent as it is, or as a patch of the last one."""
+    if "patch" not in msg:
+        return msg["observation"]
+    if last is None or msg.get("base_step") != last_step:
+        raise ProtocolError(
+            f"a patch from step {msg.get('base_step')}, but this bot holds {last_step}"
+        )
+    try:
+        return apply_patch(last, msg["patch"])
+    except PatchError as err:
+        raise ProtocolError(f"step {msg.get('step')}: the patch does not apply: {err}") from None

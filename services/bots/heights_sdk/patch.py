@@ -37,7 +37,7 @@ def _index(container: list[Any], key: str, *, insert: bool) -> int:
     return index
 
 
-def apply_patch(document: Any, ops: list[dict[str, Any]]) -> Any:
+def apply_patch(document: Any, ops: Any) -> Any:
     """A new document: `document` with `ops` applied (`document` itself is not changed)."""
     if not isinstance(ops, list):
         raise PatchError("a patch is a list of operations")

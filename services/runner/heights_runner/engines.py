@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from heights_rules import GameConfig, outcome
 from heights_rules.options import RuleOptions
+from heights_rules.patches import make_patch
 from heights_rules.replay import Recorder
 from heights_rules.setup import new_game
 from heights_rules.state import CHANCE, TERMINAL
@@ -35,17 +37,31 @@ class Turn:
     """A decision for the seat to move, with the seat's observation as JSON text.
 
     The runner relays the text as it is (it never needs to read it: the engine checks
-    the answer), so it is parsed only on demand, e.g. for a stand-in bot.
+    the answer), so it is parsed only on demand, e.g. for a stand-in bot. For a seat
+    that takes patches the engine may send only `patch_json`, the JSON Patch from the
+    seat's observation at `patch_base`; `full` then fetches the whole observation when
+    one is needed after all.
     """
 
     seat: int
     step: int
     observation_json: str
+    patch_json: str = ""
+    patch_base: int = -1
+    full: Callable[[], str] | None = None
     _parsed: dict[str, Any] | None = None
+
+    def whole_json(self) -> str:
+        """The full observation, fetched when the turn came as a patch."""
+        if not self.observation_json:
+            if self.full is None:
+                raise RuntimeError(f"step {self.step}: a patch with no way to the full view")
+            self.observation_json = self.full()
+        return self.observation_json
 
     def observation(self) -> dict[str, Any]:
         if self._parsed is None:
-            self._parsed = json.loads(self.observation_json)
+            self._parsed = json.loads(self.whole_json())
         return self._parsed
 
 
@@ -64,6 +80,8 @@ class Finished:
 class Engine(Protocol):
     game_id: str
     commitment: str
+    # Seats whose bots take observation patches; the match sets it before each `apply`.
+    patch_seats: set[int]
 
     def to_move(self) -> int:
         """The seat to decide, or OVER."""
@@ -82,6 +100,10 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
+def _dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
 def game_config(spec: MatchSpec) -> GameConfig:
     options = RuleOptions.from_dict(spec.options) if spec.options else RuleOptions()
     return GameConfig(
@@ -98,8 +120,11 @@ class LocalEngine:
         self.game_id = f"local-{spec.match_id}"
         self._salt = secrets.token_bytes(16)
         self.commitment = tokens.commitment(spec.seed, self._salt)
+        self.patch_seats: set[int] = set()
         state = new_game(game_config(spec), spec.seed)
         self._rec = Recorder(state, [seat.name for seat in spec.seats])
+        # Seat -> (step, observation) of the last view handed out, as the service keeps.
+        self._bases: dict[int, tuple[int, dict[str, Any]]] = {}
         self._roll()
 
     def _roll(self) -> None:
@@ -114,8 +139,17 @@ class LocalEngine:
     def turn(self) -> Turn:
         state = self._rec.state
         seat = state.current_player()
-        view = json.dumps(state.observation(seat), separators=(",", ":"))
-        return Turn(seat, len(self._rec.replay.actions), view)
+        step = len(self._rec.replay.actions)
+        observation = state.observation(seat)
+        if seat not in self.patch_seats:
+            self._bases.pop(seat, None)
+            return Turn(seat, step, _dumps(observation))
+        known = self._bases.get(seat)
+        self._bases[seat] = (step, observation)
+        if known is None:
+            return Turn(seat, step, _dumps(observation))
+        patch = _dumps(make_patch(known[1], observation))
+        return Turn(seat, step, "", patch, known[0], full=lambda: _dumps(observation))
 
     def apply(self, seat: int, action: int) -> None:
         state = self._rec.state

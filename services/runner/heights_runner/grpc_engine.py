@@ -67,6 +67,10 @@ class GrpcEngine:
         self.game_id = created.game.game_id
         self.commitment = created.game.seed.commitment_sha256
         self._tokens = list(created.seat_tokens)
+        self.patch_seats: set[int] = set()
+        # Per seat, the sequence of the last view handed out for it (-1: none), the base
+        # of the next patch when the seat takes patches.
+        self._bases = [-1] * spec.players
         self._sequence = created.game.sequence
         self._to_move = created.game.to_move if created.game.status != 2 else OVER
         self._next: Turn | None = None  # the next mover's view, sent with the last action
@@ -90,12 +94,20 @@ class GrpcEngine:
 
     def turn(self) -> Turn:
         seat = self._to_move
-        if self._next is not None and self._next.seat == seat:
-            turn, self._next = self._next, None
-            return turn
+        turn = self._next
+        self._next = None
+        if turn is None or turn.seat != seat:
+            turn = Turn(seat, self._sequence, self._full_view(seat, self._sequence))
+        # Whatever this turn carries, the seat's bot is sent the view at turn.step.
+        self._bases[seat] = turn.step if seat in self.patch_seats else -1
+        return turn
+
+    def _full_view(self, seat: int, sequence: int) -> str:
         request = pb.GetGameRequest(game_id=self.game_id, seat_token=self._tokens[seat])
         view = self._call(self._stub.GetGame, request).game
-        return Turn(seat, view.sequence, view.observation_json)
+        if view.sequence != sequence:
+            raise RuntimeError(f"game {self.game_id} moved to {view.sequence}, not {sequence}")
+        return view.observation_json
 
     def apply(self, seat: int, action: int) -> None:
         request = pb.ApplyActionRequest(
@@ -105,6 +117,9 @@ class GrpcEngine:
             action=game_pb2.Action(id=action),
             omit_view=True,
             view_tokens=[t for s, t in enumerate(self._tokens) if s != seat],
+            view_bases=[b if s in self.patch_seats else -1 for s, b in enumerate(self._bases)]
+            if self.patch_seats
+            else [],
         )
         self._next = None
         try:
@@ -125,7 +140,23 @@ class GrpcEngine:
         self._to_move = response.to_move if response.to_move >= 0 else OVER
         if response.HasField("next_view"):
             view = response.next_view
-            self._next = Turn(view.viewer, view.sequence, view.observation_json)
+            self._next = self._turn_of(view)
+
+    def _turn_of(self, view: game_pb2.GameView) -> Turn:
+        if not view.observation_patch_json:
+            return Turn(view.viewer, view.sequence, view.observation_json)
+        if view.patch_base_sequence != self._bases[view.viewer]:
+            # Not from what this seat's bot holds (never expected): take the full view.
+            return Turn(view.viewer, view.sequence, self._full_view(view.viewer, view.sequence))
+        seat, sequence = view.viewer, view.sequence
+        return Turn(
+            seat,
+            sequence,
+            "",
+            view.observation_patch_json,
+            view.patch_base_sequence,
+            full=lambda: self._full_view(seat, sequence),
+        )
 
     def _refresh(self) -> None:
         view = self._call(self._stub.GetGame, pb.GetGameRequest(game_id=self.game_id)).game

@@ -33,7 +33,8 @@ def _package_root(module: object) -> str:
 
 def _builtin_paths() -> list[str]:
     # The compiled build (build/compiled) or the source tree, whichever this process
-    # imported, then site-packages for the rules' own dependencies (jsonschema).
+    # imported, then site-packages for the rules' own dependencies (jsonschema, for a
+    # catalogue not in SCHEMA_CHECKED).
     roots = [_package_root(m) for m in (heights_rules, heights_bots, heights_sdk)]
     roots += [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
     return list(dict.fromkeys(roots))
@@ -47,7 +48,9 @@ def start_seat(spec: SeatSpec, seed: int, policy: LaunchPolicy) -> sandbox.BotPr
         binds += [(p, p) for p in paths if Path(p).exists()]
         workdir = policy.cache_dir / "builtin"
         workdir.mkdir(parents=True, exist_ok=True)
-        argv = [python, "-u", "-m", "heights_bots.protocol_main", spec.bot.name, str(seed)]
+        # -S: everything it imports is on the PYTHONPATH below; skipping site's scan of
+        # site-packages (.pth files, the editable finder) saves ~20 ms of every start.
+        argv = [python, "-u", "-S", "-m", "heights_bots.protocol_main", spec.bot.name, str(seed)]
         env = {"PYTHONPATH": ":".join(paths)}
     else:
         workdir = unpack_bot(spec.bot, policy.cache_dir)

@@ -45,6 +45,7 @@ def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy
         for seat in seats:
             seat.ready(deadline)
         while engine.to_move() != OVER:
+            engine.patch_seats = {seat.seat for seat in seats if seat.takes_patches}
             turn = engine.turn()
             seat = seats[turn.seat]
             action, note = seat.decide(turn)

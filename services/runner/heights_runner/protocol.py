@@ -18,6 +18,9 @@ from heights_runner.engines import Turn
 PROTOCOL_VERSION = 1
 MAX_DEBUG = 200  # characters of a debug note kept in the replay
 MAX_NAME = 40
+# Optional behaviours the runner offers in `hello`; a bot takes them in `ready`.
+PATCH = "patch"  # `decide` may carry a JSON Patch from the previous observation
+FEATURES = (PATCH,)
 
 
 class ProtocolViolationError(Exception):
@@ -44,6 +47,7 @@ def hello(spec: MatchSpec, seat: int) -> str:
             "seat_names": [s.name for s in spec.seats],
             "options": spec.options,
             "catalogue": spec.catalogue,
+            "features": list(FEATURES),
             "limits": {
                 "move_ms": limits.move_ms,
                 "bank_ms": limits.bank_ms,
@@ -53,14 +57,15 @@ def hello(spec: MatchSpec, seat: int) -> str:
     )
 
 
-def decide(turn: Turn, move_ms: int, bank_ms: int) -> str:
-    # The observation (legal actions and decision text included) is spliced in as the
-    # engine wrote it: re-encoding ~15 KB per decision would be most of the relay's cost.
+def decide(turn: Turn, move_ms: int, bank_ms: int, *, patch: bool = False) -> str:
+    """The decide line: the observation, or with `patch` the turn's patch when it has one."""
+    # The observation or patch is spliced in as the engine wrote it: re-encoding ~13 KB
+    # per decision would be most of the relay's cost.
     time_part = _line({"move_ms": move_ms, "bank_ms": max(0, bank_ms)})
-    return (
-        f'{{"type":"decide","step":{turn.step},"time":{time_part},'
-        f'"observation":{turn.observation_json}}}'
-    )
+    head = f'{{"type":"decide","step":{turn.step},"time":{time_part},'
+    if patch and turn.patch_json:
+        return f'{head}"base_step":{turn.patch_base},"patch":{turn.patch_json}}}'
+    return f'{head}"observation":{turn.whole_json()}}}'
 
 
 def end(ranks: list[int], scores: list[int], outcome: dict[str, Any]) -> str:
@@ -79,10 +84,17 @@ def _parse(line: str, expected: str) -> dict[str, Any]:
     return msg
 
 
-def parse_ready(line: str) -> str:
-    """The bot's name from its `ready` message."""
-    name = _parse(line, "ready").get("name", "")
-    return str(name)[:MAX_NAME] if isinstance(name, str) else ""
+def parse_ready(line: str) -> tuple[str, frozenset[str]]:
+    """The bot's name and the offered features it takes, from its `ready` message."""
+    msg = _parse(line, "ready")
+    name = msg.get("name", "")
+    features = msg.get("features", [])
+    if not isinstance(features, list):
+        raise ProtocolViolationError(
+            "garbage", f"`features` must be a list, got {features!r}"[:120]
+        )
+    taken = frozenset(f for f in features if isinstance(f, str) and f in FEATURES)
+    return (str(name)[:MAX_NAME] if isinstance(name, str) else ""), taken
 
 
 def parse_action(line: str) -> tuple[int, str]:

@@ -53,6 +53,7 @@ class Seat:
         self.clock = SeatClock(spec.limits)
         self.forfeit: Forfeit | None = None
         self.name = ""
+        self.features: frozenset[str] = frozenset()
         self.stderr = ""
         self._process: sandbox.BotProcess | None = None
         self._stand_in: Bot | None = None
@@ -75,7 +76,7 @@ class Seat:
             return
         try:
             line = self._process.receive(max(0.0, deadline - time.monotonic()))
-            self.name = protocol.parse_ready(line)
+            self.name, self.features = protocol.parse_ready(line)
         except sandbox.BotTimeout:
             self._fail("start_timeout", "no `ready` within the start-up limit", 0)
         except sandbox.BotFault as err:
@@ -97,6 +98,13 @@ class Seat:
             self._process = None
 
     # -------------------------------------------------------------- decisions
+    @property
+    def takes_patches(self) -> bool:
+        """Whether this seat's next observation may be sent as a patch."""
+        return (
+            self.forfeit is None and self._process is not None and protocol.PATCH in self.features
+        )
+
     def decide(self, turn: Turn) -> tuple[int, str]:
         if self.forfeit is None and self._process is not None:
             choice = self._ask(turn)
@@ -106,7 +114,9 @@ class Seat:
 
     def _ask(self, turn: Turn) -> tuple[int, str] | None:
         assert self._process is not None
-        message = protocol.decide(turn, self.spec.limits.move_ms, int(self.clock.bank_ms))
+        message = protocol.decide(
+            turn, self.spec.limits.move_ms, int(self.clock.bank_ms), patch=self.takes_patches
+        )
         start = time.monotonic()
         try:
             self._process.send(message)
