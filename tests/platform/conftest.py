@@ -66,6 +66,15 @@ def _throttle_counters_reset() -> None:
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _page_cache_reset() -> None:
+    """Cached pages are keyed by data versions that repeat from one test's rolled-back
+    database to the next (the first result of each is finished_seq 1): none carry over."""
+    from heights_platform.common.page_cache import cache_clear
+
+    cache_clear()
+
+
 @pytest.fixture
 def make_bot() -> Callable[..., Bot]:
     """A bot (no versions yet), through the same service the API uses."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 from collections.abc import Callable
 from datetime import timedelta
@@ -236,3 +237,46 @@ def test_verify_real_result_and_tampering(
     assert tampered["checks"]["sha256"] is False
     assert tampered["checks"]["simulation"] is False
     assert tampered["first_difference"]["step"] == step
+
+
+def test_steps_start_from_the_stored_checkpoints(api: APIClient, finished: dict[str, Any]) -> None:
+    replay: Replay = finished["ladder_replay"]
+    record = ReplayRecord.from_bytes(bytes(replay.data))
+    last = len(record.actions)
+    every = stepping.CHECKPOINT_EVERY
+    assert last > 2 * every  # a random 2-player game is long enough for a few
+    stored = list(replay.checkpoints.order_by("step").values_list("step", flat=True))
+    assert stored == list(range(every, last + 1, every))
+
+    def observed(step: int) -> Any:
+        stepping.cache_clear()  # as a process that has never seen this replay
+        body = api.get(f"/api/v1/replays/{replay.pk}/steps/{step}/?viewer=1").json()
+        return body["observation"]
+
+    for step in (every, every + 1, 2 * every - 1, last):
+        state = simulate(record, upto=step)
+        assert observed(step) == json.loads(json.dumps(_public(state.observation(1))))
+        nearest = step // every * every
+        assert stepping.anchors(replay.sha256)[0] == nearest  # never simulated from 0
+
+    # A checkpoint this rules core cannot read is skipped: the step is simulated instead.
+    replay.checkpoints.filter(step=every).update(state=b"not a state")
+    state = simulate(record, upto=every + 3)
+    assert observed(every + 3) == json.loads(json.dumps(_public(state.observation(1))))
+
+
+def test_checkpoints_fill_for_older_replays(finished: dict[str, Any]) -> None:
+    from django.core.management import call_command
+
+    from heights_platform.replays.models import ReplayCheckpoint
+
+    replays = [finished["ladder_replay"], finished["challenge_replay"]]
+    expected = sorted(ReplayCheckpoint.objects.values_list("replay_id", "step", "state"))
+    ReplayCheckpoint.objects.all().delete()
+    call_command("replay_checkpoints_fill", stdout=io.StringIO())
+    stored = sorted(ReplayCheckpoint.objects.values_list("replay_id", "step", "state"))
+    assert [(r, s, bytes(b)) for r, s, b in stored] == [(r, s, bytes(b)) for r, s, b in expected]
+    assert {r for r, _, _ in stored} == {r.pk for r in replays}
+    out = io.StringIO()
+    call_command("replay_checkpoints_fill", stdout=out)  # nothing left to do
+    assert "0 replay(s)" in out.getvalue()

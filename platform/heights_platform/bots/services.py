@@ -13,6 +13,7 @@ from django.db.models import Max
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.common.errors import ApiError
 from heights_platform.ladders.models import LadderEntry
+from heights_platform.ladders.services import standings_changed
 from heights_runner.contract import BUILTIN_BOTS, MAX_BOT_BYTES
 
 if TYPE_CHECKING:
@@ -136,6 +137,9 @@ def _bot_version_activate(*, bot: Bot, version: BotVersion) -> None:
     # ladder re-learns it quickly. A direct update on the ladders app's table, on purpose:
     # it is one column, the ladders app has no service for it, and we hold the bot's lock.
     LadderEntry.objects.filter(bot=bot).update(sigma=DEFAULT_SIGMA)
+    # The bot's leaderboards show its new sigma and version number.
+    ladders = LadderEntry.objects.filter(bot=bot).values_list("ladder_id", flat=True)
+    standings_changed(ladder_ids=ladders)
 
 
 def builtin_bots_ensure() -> dict[str, BotVersion]:

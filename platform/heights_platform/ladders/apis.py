@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
@@ -13,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heights_platform.bots.selectors import access_bot_for_entry_by_id
+from heights_platform.common.page_cache import cached_response
 from heights_platform.ladders import selectors, services
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
 
@@ -144,14 +146,19 @@ class LadderLeaderboardApi(GenericAPIView[LadderEntry]):
     @extend_schema(
         parameters=[FilterSerializer], responses=LeaderboardRowOutputSerializer(many=True)
     )
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: Request, slug: str) -> Response | HttpResponse:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         ladder = selectors.access_ladder_by_slug(slug=slug)
-        rows = selectors.ladder_leaderboard(ladder=ladder, order=filters.validated_data["order"])
-        start = filters.validated_data["offset"]
-        page = rows[start : start + filters.validated_data["limit"]]
-        return Response(LeaderboardRowOutputSerializer(page, many=True).data)
+        order, start = filters.validated_data["order"], filters.validated_data["offset"]
+        end = start + filters.validated_data["limit"]
+
+        def build() -> Any:
+            rows = selectors.ladder_leaderboard(ladder=ladder, order=order)
+            return LeaderboardRowOutputSerializer(rows[start:end], many=True).data
+
+        key = ("leaderboard", ladder.pk, ladder.standings_version, order, start, end)
+        return cached_response(request, key, build)
 
 
 class LadderBotHistoryApi(GenericAPIView[RatingChange]):

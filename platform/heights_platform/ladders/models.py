@@ -15,6 +15,9 @@ class Ladder(models.Model):
     # finished_seq of the last match rated here: ratings go in match order, and this
     # says so in one row instead of a search through the ladder's whole history.
     rated_seq = models.BigIntegerField(null=True, blank=True)
+    # Bumped with every write that changes the leaderboard (ratings, joins, a bot's new
+    # version): the key of its cached pages (common/page_cache.py).
+    standings_version = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -28,7 +28,7 @@ from itertools import groupby
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils import timezone
 
 from heights_platform.bots.models import Bot, BotVersion
@@ -92,9 +92,22 @@ def ladder_join(*, ladder: Ladder, bot: Bot) -> tuple[LadderEntry, bool]:
             entry, created = LadderEntry.objects.get_or_create(
                 ladder=ladder, bot=bot, defaults={"seat_counts": [0] * ladder.players}
             )
+            if created:
+                standings_changed(ladder_ids=[ladder.pk])
     except IntegrityError:  # a concurrent join won
         entry, created = LadderEntry.objects.get(ladder=ladder, bot=bot), False
     return entry, created
+
+
+def _next_version() -> Any:
+    # + 1 in the UPDATE itself: concurrent bumps never collapse into one.
+    return F("standings_version") + 1
+
+
+def standings_changed(*, ladder_ids: Iterable[int]) -> None:
+    """Bump these ladders' `standings_version` (their cached leaderboard pages expire);
+    call it in the transaction of any write to what a leaderboard shows."""
+    Ladder.objects.filter(pk__in=list(ladder_ids)).update(standings_version=_next_version())
 
 
 def ratings_apply(*, match: Match) -> list[RatingChange]:
@@ -142,7 +155,9 @@ def ratings_apply(*, match: Match) -> list[RatingChange]:
             match_id=match.pk, finished_at=match.finished_at, entries=entries, ranks=ranks
         )
         _entries_write(entries.values())
-        Ladder.objects.filter(pk=match.ladder_id).update(rated_seq=match.finished_seq)
+        Ladder.objects.filter(pk=match.ladder_id).update(
+            rated_seq=match.finished_seq, standings_version=_next_version()
+        )
         return RatingChange.objects.bulk_create(changes)
 
 
@@ -247,6 +262,7 @@ def ladder_ratings_recompute(*, ladder: Ladder) -> int:
         _entries_write(entries.values())  # also those left with no match at all
         if rated == 0:
             Ladder.objects.filter(pk=row.pk).update(rated_seq=None)
+        Ladder.objects.filter(pk=row.pk).update(standings_version=_next_version())
         return rated
 
 
@@ -299,7 +315,9 @@ def _ratings_batch(
         RatingChange.objects.bulk_create(changes, batch_size=BATCH_CHUNK)
     _entries_write(touched.values())
     if last_seq is not None:
-        Ladder.objects.filter(pk=ladder.pk).update(rated_seq=last_seq)
+        Ladder.objects.filter(pk=ladder.pk).update(
+            rated_seq=last_seq, standings_version=_next_version()
+        )
     return rated
 
 

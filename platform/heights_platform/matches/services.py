@@ -22,6 +22,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -34,7 +35,7 @@ from heights_platform.bots.models import BotVersion
 from heights_platform.common.errors import ApiError
 from heights_platform.ladders.models import Ladder
 from heights_platform.matches.models import Match, MatchSeat
-from heights_platform.replays.models import Replay
+from heights_platform.replays.models import Replay, ReplayCheckpoint
 from heights_runner.contract import (
     QUEUE_MATCHES,
     TASK_PLAY_MATCH,
@@ -224,8 +225,18 @@ def _next_finished_seq() -> int:
     return (latest or 0) + 1
 
 
-def _replay_check(*, match: Match, result: MatchResult) -> tuple[bytes, int]:
-    """The replay bytes as received and its step count; ValueError if they do not hold."""
+@dataclass(frozen=True, slots=True)
+class _CheckedReplay:
+    data: bytes
+    steps: int
+    checkpoints: list[tuple[int, bytes]]  # replays.stepping.checkpoints_of
+
+
+def _replay_check(*, match: Match, result: MatchResult) -> _CheckedReplay:
+    """The replay as received, its step count and its checkpoints; ValueError if they do
+    not hold. Writes nothing: it runs before the results lock is taken, as the
+    simulation for the checkpoints is the costliest part of recording a result."""
+    from heights_platform.replays.stepping import checkpoints_of
     from heights_rules.errors import ReplayError
     from heights_rules.replay import Replay as ReplayRecord
 
@@ -238,7 +249,14 @@ def _replay_check(*, match: Match, result: MatchResult) -> tuple[bytes, int]:
         raise ValueError("the result was played with another seed than the match's")
     if record.config.players != match.players or len(record.seats) != match.players:
         raise ValueError(f"the replay has {record.config.players} players, not {match.players}")
-    return blob, len(record.actions)
+    try:
+        checkpoints = checkpoints_of(record)
+    except ReplayError as err:
+        # Verification (replays.selectors.replay_verify) reports such a replay; the result
+        # stands as the runner played it, and its steps are simulated from the start.
+        log.warning("match %s: replay does not simulate, no checkpoints: %s", match.pk, err)
+        checkpoints = []
+    return _CheckedReplay(blob, len(record.actions), checkpoints)
 
 
 def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
@@ -272,12 +290,20 @@ def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
         )
 
 
-def _finish(*, match: Match, result: MatchResult) -> None:
+def _finish(*, match: Match, result: MatchResult, replay: _CheckedReplay | ValueError) -> None:
     """Write the outcome of a `finished` result; ValueError when it does not hold."""
-    blob, steps = _replay_check(match=match, result=result)
+    if isinstance(replay, ValueError):
+        raise replay
     _seats_record(match=match, results=result.seats)
-    Replay.objects.create(
-        match=match, data=blob, sha256=result.replay_sha256, size=len(blob), steps=steps
+    row = Replay.objects.create(
+        match=match,
+        data=replay.data,
+        sha256=result.replay_sha256,
+        size=len(replay.data),
+        steps=replay.steps,
+    )
+    ReplayCheckpoint.objects.bulk_create(
+        [ReplayCheckpoint(replay=row, step=step, state=state) for step, state in replay.checkpoints]
     )
     match.status = Match.Status.FINISHED
     match.termination = result.termination[:24]
@@ -340,13 +366,19 @@ def _result_record(*, result: MatchResult, rate: bool) -> Match | None:
     if match.status in (Match.Status.FINISHED, Match.Status.FAILED):
         log.info("match %s already recorded; result ignored", match_id)
         return match
+    replay: _CheckedReplay | ValueError = ValueError("no replay")
+    if result.status == "finished":
+        try:
+            replay = _replay_check(match=match, result=result)
+        except ValueError as err:
+            replay = err
     _results_lock()
     now = timezone.now()
     error = result.error
     if result.status == "finished":
         try:
             with transaction.atomic():  # a bad result leaves no half-written rows
-                _finish(match=match, result=result)
+                _finish(match=match, result=result, replay=replay)
         except ValueError as err:
             log.error("match %s: result rejected: %s", match_id, err)
             error = f"result rejected: {err}"

@@ -23,6 +23,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from heights_platform.common.page_cache import cached_response
 from heights_platform.matches.apis import (
     MatchOutputSerializer,
     MatchSeatOutputSerializer,
@@ -108,10 +109,13 @@ class ReplayListApi(GenericAPIView[Replay]):
         return selectors.replay_list_page()
 
     @extend_schema(responses=ReplayOutputSerializer(many=True))
-    def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset())) or []
-        rows = list(_ReplayRowSerializer(page, many=True).data)
-        return self.get_paginated_response(with_seats(rows, [r.match_id for r in page]))
+    def get(self, request: Request) -> Response | HttpResponse:
+        def build() -> Any:
+            page = self.paginate_queryset(self.filter_queryset(self.get_queryset())) or []
+            rows = list(_ReplayRowSerializer(page, many=True).data)
+            return self.get_paginated_response(with_seats(rows, [r.match_id for r in page])).data
+
+        return cached_response(request, ("replays", selectors.replays_version()), build)
 
 
 class ReplayDetailApi(GenericAPIView[Replay]):
@@ -166,7 +170,7 @@ class ReplayStepApi(GenericAPIView[Replay]):
         query.is_valid(raise_exception=True)
         raw = query.validated_data["viewer"]
         viewer = PUBLIC if raw == "public" else int(raw)
-        replay = selectors.access_replay_data_by_id(replay_id=replay_id)
+        replay = selectors.access_replay_for_steps_by_id(replay_id=replay_id)
         return Response(selectors.replay_step(replay=replay, step=step, viewer=viewer))
 
 

@@ -15,3 +15,18 @@ class Replay(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["-created_at"])]
+
+
+class ReplayCheckpoint(models.Model):
+    """The game state every `stepping.CHECKPOINT_EVERY` steps of a replay, stored with
+    it (zlib of heights_rules' state bytes), so browsing a step simulates at most that
+    many actions in any process, even one that has never seen the replay."""
+
+    replay = models.ForeignKey(Replay, on_delete=models.CASCADE, related_name="checkpoints")
+    step = models.PositiveIntegerField()
+    state = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["replay", "step"], name="replay_checkpoint_once")
+        ]

@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import django_filters  # type: ignore[import-untyped]  # no stubs published
+from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
 from heights_platform.common.errors import ApiError
 from heights_platform.matches.models import Match
 from heights_platform.matches.selectors import SeatFilters, seats_prefetch
 from heights_platform.replays import stepping
-from heights_platform.replays.models import Replay
+from heights_platform.replays.models import Replay, ReplayCheckpoint
 from heights_rules.errors import ReplayError
 from heights_rules.observation import PUBLIC
+from heights_rules.replay import Replay as ReplayRecord
 
 # What a list row shows (ReplayOutputSerializer without seats): a match row is wide.
 LIST_FIELDS = (
@@ -40,6 +42,17 @@ LIST_FIELDS = (
 def replay_list_page() -> QuerySet[Replay]:
     """Replays, newest first; a list page adds the seats with `matches.selectors.seat_values`."""
     return Replay.objects.select_related("match__ladder").only(*LIST_FIELDS).order_by("-created_at")
+
+
+def replays_version() -> int:
+    """Changes whenever a replay list could: a replay, its match's results and the
+    match's `finished_seq` are written in one transaction, and never change after it
+    (the key of cached list pages, common/page_cache.py). One index lookup."""
+    # Raw SQL: compiling the ORM's aggregate costs more than running it.
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT MAX(finished_seq) FROM {Match._meta.db_table}")
+        row = cursor.fetchone()
+    return int(row[0] or 0) if row else 0
 
 
 def access_replay_by_id(*, replay_id: int, with_data: bool = False) -> Replay:
@@ -78,22 +91,53 @@ def _data(replay: Replay) -> bytes:
     return bytes(replay.data)
 
 
+def _checkpoints(replay_id: int) -> stepping.CheckpointLoader:
+    def load(step: int) -> tuple[int, bytes] | None:
+        rows = ReplayCheckpoint.objects.filter(replay_id=replay_id, step__lte=step)
+        row = rows.order_by("-step").values_list("step", "state").first()
+        return None if row is None else (row[0], bytes(row[1]))
+
+    return load
+
+
+def access_replay_for_steps_by_id(*, replay_id: int) -> Replay:
+    """The replay's id and sha256 only: step browsing reads the record itself only when
+    this process has not parsed it yet (`replay_step`), a row of tens of kB saved."""
+    replay = Replay.objects.only("pk", "sha256").filter(pk=replay_id).first()
+    if replay is None:
+        raise ApiError("not_found", "no such replay")
+    return replay
+
+
+def _record(replay: Replay) -> tuple[str, ReplayRecord]:
+    """(key, parsed record). The key is the sha256 of bytes this process parsed: the
+    stored sha256 finds them again without reading the row (replays are immutable; a row
+    whose bytes no longer match it is read and parsed on every request, under its own
+    digest, and verification reports it)."""
+    cached = stepping.record_cached(sha256=replay.sha256)
+    if cached is not None:
+        return replay.sha256, cached
+    data = bytes(Replay.objects.filter(pk=replay.pk).values_list("data", flat=True).get())
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        return digest, stepping.record_load(sha256=digest, data=data)
+    except ReplayError as err:
+        raise ApiError("conflict", f"the replay is unreadable: {err}") from None
+
+
 def replay_step(*, replay: Replay, step: int, viewer: int = PUBLIC) -> dict[str, Any]:
     """The observation before action `step` (0..steps; at `steps`, the final state), the
     action taken and its events. `viewer` is a seat or PUBLIC."""
-    data = _data(replay)
-    digest = hashlib.sha256(data).hexdigest()
-    try:
-        record = stepping.record_load(sha256=digest, data=data)
-    except ReplayError as err:
-        raise ApiError("conflict", f"the replay is unreadable: {err}") from None
+    digest, record = _record(replay)
     if not 0 <= step <= len(record.actions):
         steps = len(record.actions)
         raise ApiError("not_found", f"step {step} is outside 0..{steps}", {"steps": steps})
     if viewer != PUBLIC and not 0 <= viewer < record.config.players:
         raise ApiError("invalid", f"viewer must be a seat 0..{record.config.players - 1} or public")
     try:
-        view = stepping.step_view(sha256=digest, record=record, step=step)
+        view = stepping.step_view(
+            sha256=digest, record=record, step=step, checkpoints=_checkpoints(replay.pk)
+        )
     except ReplayError as err:
         raise ApiError("conflict", f"the replay cannot be simulated: {err}") from None
     action = None
@@ -124,7 +168,6 @@ class VerifyReport:
 
 def replay_verify(*, replay: Replay) -> VerifyReport:
     from heights_rules.final import outcome
-    from heights_rules.replay import Replay as ReplayRecord
     from heights_rules.replay import simulate, verify
 
     data = _data(replay)

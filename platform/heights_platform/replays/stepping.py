@@ -7,6 +7,10 @@ sha256 (so a changed row is a different key): parsed records, and states at ever
 or before its step: at most ANCHOR_EVERY - 1 actions, well under a millisecond compiled.
 States are cloned out of and into the cache: a cached state is never mutated.
 
+A replay's checkpoints (the state every CHECKPOINT_EVERY steps, stored with it in the
+database, see `checkpoints_of`) bound the simulation where this process has no anchor
+near the step: one small row read and decoded (~0.3 ms) instead of up to a whole game.
+
 Only anchors are kept, never the state of each step asked for, and their number is
 bounded: a cached state is some 60 objects that Python's cyclic garbage collector walks
 on every full collection, and a cache that both grows and churns makes those collections
@@ -16,8 +20,11 @@ frequent and long (400 ms with 14,000 states), stalling every request of the pro
 from __future__ import annotations
 
 import bisect
+import logging
 import threading
+import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +42,16 @@ from heights_rules.state import CHANCE, GameState
 MAX_RECORDS = 512
 MAX_STATES = 8192
 ANCHOR_EVERY = 32
+# A stored state is ~4 kB, ~1.2 kB compressed: every 64 steps adds about a tenth to a
+# 4-player replay's row, and reaching any step costs at most 63 actions (< 0.5 ms).
+CHECKPOINT_EVERY = 64
+assert CHECKPOINT_EVERY % ANCHOR_EVERY == 0  # a checkpoint is also an anchor
+
+log = logging.getLogger(__name__)
+
+# step -> (a stored checkpoint's step <= step, its bytes), or None: how `state_at` reads
+# a replay's checkpoints (replays.selectors gives one bound to a replay row).
+CheckpointLoader = Callable[[int], tuple[int, bytes] | None]
 
 _lock = threading.Lock()
 _records: OrderedDict[str, ReplayRecord] = OrderedDict()
@@ -51,6 +68,15 @@ class Step:
     action: int | None  # None at the end of the game (step == number of actions)
     actor: int  # the seat, or CHANCE; TERMINAL at the end
     events: list[dict[str, Any]]
+
+
+def record_cached(*, sha256: str) -> ReplayRecord | None:
+    """The record parsed from bytes with this sha256, if this process holds it."""
+    with _lock:
+        record = _records.get(sha256)
+        if record is not None:
+            _records.move_to_end(sha256)
+        return record
 
 
 def record_load(*, sha256: str, data: bytes) -> ReplayRecord:
@@ -98,11 +124,45 @@ def _store(sha256: str, step: int, state: GameState) -> None:
                 _steps_cached.pop(old_sha, None)
 
 
-def state_at(*, sha256: str, record: ReplayRecord, step: int) -> GameState:
+def checkpoints_of(record: ReplayRecord) -> list[tuple[int, bytes]]:
+    """(step, compressed state) every CHECKPOINT_EVERY steps of the record, for storing
+    with the replay; ReplayError if the record does not simulate."""
+    try:
+        state = new_game(record.config, record.seed)
+    except ValueError as err:
+        raise ReplayError(f"cannot set up the game: {err}") from None
+    found = []
+    for index, action in enumerate(record.actions):
+        _apply(state, action, index)
+        if (index + 1) % CHECKPOINT_EVERY == 0:
+            found.append((index + 1, zlib.compress(state.to_bytes())))
+    return found
+
+
+def _checkpoint(load: CheckpointLoader, step: int) -> tuple[int, GameState] | None:
+    stored = load(step)
+    if stored is None:
+        return None
+    try:
+        return stored[0], GameState.from_bytes(zlib.decompress(stored[1]))
+    except (ReplayError, zlib.error, ValueError, KeyError, TypeError) as err:
+        # Written by another version of the rules core, say: simulating still works.
+        log.warning("unusable replay checkpoint at step %s: %s", stored[0], err)
+        return None
+
+
+def state_at(
+    *, sha256: str, record: ReplayRecord, step: int, checkpoints: CheckpointLoader | None = None
+) -> GameState:
     """The state after the first `step` actions (== heights_rules.replay.simulate)."""
     if not 0 <= step <= len(record.actions):
         raise ReplayError(f"step {step} is outside 0..{len(record.actions)}")
     found = _nearest(sha256, step)
+    if checkpoints is not None and (found is None or step - found[0] >= CHECKPOINT_EVERY):
+        stored = _checkpoint(checkpoints, step)
+        if stored is not None and (found is None or stored[0] > found[0]):
+            _store(sha256, *stored)
+            found = stored
     if found is None:
         try:
             start, state = 0, new_game(record.config, record.seed)
@@ -125,8 +185,10 @@ def _apply(state: GameState, action: int, index: int) -> None:
         raise ReplayError(f"step {index}: action {action}: {err}") from None
 
 
-def step_view(*, sha256: str, record: ReplayRecord, step: int) -> Step:
-    state = state_at(sha256=sha256, record=record, step=step)
+def step_view(
+    *, sha256: str, record: ReplayRecord, step: int, checkpoints: CheckpointLoader | None = None
+) -> Step:
+    state = state_at(sha256=sha256, record=record, step=step, checkpoints=checkpoints)
     if step == len(record.actions):
         return Step(step, state, None, state.current_player(), [])
     after = state.clone()
@@ -154,6 +216,12 @@ def action_text(action: int) -> str:
 
 def actor_label(actor: int) -> int | str:
     return "chance" if actor == CHANCE else actor
+
+
+def anchors(sha256: str) -> list[int]:
+    """The steps of the replay this process holds states of (for tests and debugging)."""
+    with _lock:
+        return list(_steps_cached.get(sha256, []))
 
 
 def cache_clear() -> None:

@@ -1,0 +1,98 @@
+"""Rendered pages of the public read API, cached in the process and keyed by data version.
+
+The leaderboard and the replay lists are read far more often than they change, and
+building one costs 7-12 ms of CPU (queries compiled, rows serialized) where serving a
+stored copy costs well under one. A page is stored as the JSON bytes it renders to,
+under a key that holds a *version* of the data it shows, read in the same request
+before the page is built:
+
+- a ladder's leaderboard: `Ladder.standings_version`, bumped in the transaction of every
+  write that changes what the leaderboard shows (ratings applied or recomputed, a bot
+  joining, a new active version);
+- replay lists: the highest `Match.finished_seq`: a replay, its seats' results and the
+  match's `finished_seq` are written in one transaction, and nothing on a list page
+  changes after that.
+
+So a write makes every older page unreachable at once, in every process, with no
+message between them. The version is read before the page, so a stored page is never
+older than its key says. Edits outside the services (the admin, by hand in SQL) do
+not bump a version: `TTL_SECONDS` bounds how long such an edit stays unseen.
+
+Bytes rather than the serialized lists and dicts: those would be thousands of objects
+for the cyclic garbage collector to walk on every full collection (see `wsgi.py`), and
+a hit asking for plain JSON is sent those bytes as they are (rendering a 50-row page
+again costs more than a millisecond).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from django.http import HttpResponse
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+MAX_PAGES = 512  # a few tens of kB each at most: some 10 MB per process
+TTL_SECONDS = 30.0
+
+_lock = threading.Lock()
+_pages: OrderedDict[Hashable, tuple[float, bytes]] = OrderedDict()
+
+
+def cached_response(
+    request: Request, key: Hashable, build: Callable[[], Any]
+) -> Response | HttpResponse:
+    """The page `build()` returns, from the cache when `key` (which must hold the data
+    version and every input of the page, the absolute URL included) was built recently.
+
+    Plain JSON (what API clients ask for) is sent as the stored bytes; any other
+    rendering (the browsable API, an indented JSON) goes through DRF as usual."""
+    full_key = (key, request.build_absolute_uri())
+    body = _get(full_key)
+    if body is None:
+        data = build()
+        body = JSONRenderer().render(data)
+        _put(full_key, body)
+        if not _plain_json(request):
+            return Response(data)
+    if _plain_json(request):
+        return HttpResponse(body, content_type="application/json")
+    return Response(json.loads(body))
+
+
+def _plain_json(request: Request) -> bool:
+    renderer = getattr(request, "accepted_renderer", None)
+    media_type = getattr(request, "accepted_media_type", "")
+    return isinstance(renderer, JSONRenderer) and media_type == "application/json"
+
+
+def _get(key: Hashable) -> bytes | None:
+    with _lock:
+        found = _pages.get(key)
+        if found is None:
+            return None
+        stored_at, body = found
+        if time.monotonic() - stored_at > TTL_SECONDS:
+            del _pages[key]
+            return None
+        _pages.move_to_end(key)
+        return body
+
+
+def _put(key: Hashable, body: bytes) -> None:
+    with _lock:
+        _pages[key] = (time.monotonic(), body)
+        _pages.move_to_end(key)
+        while len(_pages) > MAX_PAGES:
+            _pages.popitem(last=False)
+
+
+def cache_clear() -> None:
+    with _lock:
+        _pages.clear()
