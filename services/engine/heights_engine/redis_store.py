@@ -6,17 +6,37 @@ an idempotent create) and `live` (a sorted set of unfinished games by expiry tim
 Creating and appending are Lua scripts, so each is atomic: an append happens only if the
 log still has the expected length, and a refused one changes nothing. Every append is
 published on `game:<id>:steps` so streams on any replica wake up.
+
+Appends, log reads and record reads (every ApplyAction and every catch-up) go through
+one pipelined connection per replica (`RedisPipe`): the commands of every call that
+arrives while a round trip is in flight travel together in the next one. Each is still
+its own atomic script with its own expected length, and each call returns only once
+Redis has answered its own command. The rest (create, delete, streams) uses redis-py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import logging
+import ssl
+from collections import deque
+from collections.abc import Sequence
 from typing import Any, cast
+from urllib.parse import urlsplit
 
+import hiredis
 from redis.asyncio import Redis
+from redis.asyncio.connection import parse_url
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from heights_engine import metrics
 from heights_engine.errors import Code, EngineError, not_found, stale
 from heights_engine.store import GameRecord
+
+log = logging.getLogger("heights_engine")
 
 # KEYS: record, log, request, live. ARGV: record json, game id, max games, ttl, finished,
 # request ttl, actions... Returns {0, game id} (created) or {1, game id} (existed), or
@@ -57,6 +77,213 @@ redis.call('PUBLISH', KEYS[4], n)
 return n
 """
 
+# KEYS: record, log. ARGV: start. Returns the log from `start` on, or nil (no such game).
+_READ = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return redis.call('LRANGE', KEYS[2], tonumber(ARGV[1]), -1)
+"""
+
+
+class Script:
+    """A Lua script run by its SHA-1, loaded into Redis when Redis does not know it."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+
+def _pack(*command: Any) -> bytes:
+    packed: bytes = hiredis.pack_command(command)  # typeshed's stub takes 1-tuples only
+    return packed
+
+
+def _reply_error(reply: hiredis.ReplyError) -> ResponseError:
+    message = str(reply)
+    return NoScriptError(message) if message.startswith("NOSCRIPT") else ResponseError(message)
+
+
+class _Pipelined(asyncio.Protocol):
+    """One Redis connection, one batch in flight: what is sent meanwhile waits for it.
+
+    Commands queued while a batch is unanswered go out together (one write) once its
+    last reply has arrived; commands queued while none is in flight go out on the next
+    turn of the event loop, together with any others queued in the same turn. Replies
+    come back in order, so each resolves the oldest waiting future. A lost connection,
+    or a batch unanswered for `timeout` seconds, fails every command not yet answered.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self._timeout = timeout
+        self._reader = hiredis.Reader()
+        self._transport: asyncio.Transport | None = None
+        self._queue: list[tuple[bytes, asyncio.Future[Any]]] = []
+        self._waiting: deque[asyncio.Future[Any]] = deque()
+        self._flushing = False
+        self._timer: asyncio.TimerHandle | None = None
+        self.lost = False
+        self.round_trips = 0
+        self.commands = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)
+
+    def send(self, packed: bytes) -> asyncio.Future[Any]:
+        """The future reply to one packed command."""
+        if self.lost:
+            raise RedisConnectionError("the connection to Redis was lost")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queue.append((packed, future))
+        if not self._waiting and not self._flushing:
+            self._flushing = True
+            loop.call_soon(self._flush)
+        return future
+
+    def _flush(self) -> None:
+        self._flushing = False
+        if self.lost or self._waiting or not self._queue or self._transport is None:
+            return
+        batch, self._queue = self._queue, []
+        self._waiting.extend(future for _, future in batch)
+        self._transport.write(b"".join(packed for packed, _ in batch))
+        self._timer = asyncio.get_running_loop().call_later(self._timeout, self._timed_out)
+        self.round_trips += 1
+        self.commands += len(batch)
+        metrics.REDIS_ROUND_TRIPS.inc()
+        metrics.REDIS_COMMANDS.inc(len(batch))
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self._reader.feed(data)
+            while (reply := self._reader.gets()) is not False:
+                future = self._waiting.popleft()
+                if future.done():  # its caller was cancelled
+                    continue
+                if isinstance(reply, hiredis.ReplyError):
+                    future.set_exception(_reply_error(reply))
+                else:
+                    future.set_result(reply)
+        except (hiredis.ProtocolError, IndexError) as err:  # garbage, or a reply unasked for
+            self._fail(RedisConnectionError(f"Redis protocol error: {err}"))
+            return
+        if not self._waiting:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._flush()
+
+    def _timed_out(self) -> None:
+        self._fail(RedisTimeoutError(f"Redis did not answer within {self._timeout:g} s"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._fail(RedisConnectionError(f"the connection to Redis was lost: {exc or 'closed'}"))
+
+    def _fail(self, err: RedisError) -> None:
+        self.lost = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        pending = [*self._waiting, *(future for _, future in self._queue)]
+        self._waiting.clear()
+        self._queue.clear()
+        for future in pending:
+            if not future.done():
+                future.set_exception(type(err)(*err.args))
+        if self._transport is not None:
+            self._transport.abort()
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+
+class RedisPipe:
+    """The store's hot path to Redis: one pipelined connection, opened again when lost.
+
+    Appends and log reads of concurrent calls share round trips (see `_Pipelined`);
+    each command is still its own (scripts are atomic) and each caller gets its own
+    reply or error. redis-py's errors are raised, so callers see one kind either way.
+    """
+
+    def __init__(self, url: str, *, timeout: float) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(f"not a Redis URL: {url!r}")
+        self._params = parse_url(url)
+        self._tls = parts.scheme == "rediss"
+        self._timeout = timeout
+        self._protocol: _Pipelined | None = None
+        self._connecting: asyncio.Lock | None = None
+        self.round_trips = 0
+        self.commands = 0
+
+    async def call(self, *command: Any) -> Any:
+        """Redis's reply to `command`, raised if it is an error."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost:
+            protocol = await self._connect()
+        return await protocol.send(_pack(*command))
+
+    async def script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        try:
+            return await self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:  # Redis restarted or flushed: the script did not run
+            await self.call("SCRIPT", "LOAD", script.source)
+            return await self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+
+    async def _connect(self) -> _Pipelined:
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:  # one connection attempt at a time
+            if self._protocol is not None and not self._protocol.lost:
+                return self._protocol
+            self._count(self._protocol)
+            self._protocol = None
+            protocol = await self._open()
+            try:
+                password, username = self._params.get("password"), self._params.get("username")
+                if password:
+                    auth = ("AUTH", username, password) if username else ("AUTH", password)
+                    await protocol.send(_pack(*auth))
+                if self._params.get("db"):
+                    await protocol.send(_pack("SELECT", self._params["db"]))
+            except BaseException:
+                protocol.close()
+                raise
+            self._protocol = protocol
+            return protocol
+
+    async def _open(self) -> _Pipelined:
+        loop = asyncio.get_running_loop()
+        params = self._params
+        try:
+            async with asyncio.timeout(self._timeout):
+                if "path" in params:
+                    _, protocol = await loop.create_unix_connection(
+                        lambda: _Pipelined(self._timeout), params["path"]
+                    )
+                else:
+                    _, protocol = await loop.create_connection(
+                        lambda: _Pipelined(self._timeout),
+                        params.get("host", "localhost"),
+                        params.get("port", 6379),
+                        ssl=ssl.create_default_context() if self._tls else None,
+                    )
+        except (OSError, TimeoutError) as err:
+            raise RedisConnectionError(f"cannot connect to Redis: {err}") from err
+        return protocol
+
+    def _count(self, protocol: _Pipelined | None) -> None:
+        if protocol is not None:
+            self.round_trips += protocol.round_trips
+            self.commands += protocol.commands
+
+    def close(self) -> None:
+        if self._protocol is not None:
+            self._count(self._protocol)
+            self._protocol.close()
+            self._protocol = None
+
 
 class RedisStore:
     """Games in Redis, shared by every replica."""
@@ -78,7 +305,9 @@ class RedisStore:
         self._game_ttl = game_ttl
         self._finished_ttl = finished_ttl
         self._create = self._redis.register_script(_CREATE)
-        self._append = self._redis.register_script(_APPEND)
+        self._pipe = RedisPipe(url, timeout=5)
+        self._append = Script(_APPEND)
+        self._read = Script(_READ)
 
     def _key(self, game_id: str, part: str) -> str:
         return f"{self._prefix}:game:{game_id}:{part}"
@@ -108,17 +337,15 @@ class RedisStore:
         return record
 
     async def load(self, game_id: str) -> GameRecord:
-        raw = await self._redis.get(self._key(game_id, "record"))
+        raw = await self._pipe.call("GET", self._key(game_id, "record"))
         if raw is None:
             raise not_found(game_id)
         return GameRecord.from_json(raw)
 
     async def actions(self, game_id: str, start: int = 0) -> list[int]:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.exists(self._key(game_id, "record"))
-            pipe.lrange(self._key(game_id, "log"), start, -1)
-            exists, items = await pipe.execute()
-        if not exists:
+        keys = [self._key(game_id, "record"), self._key(game_id, "log")]
+        items = await self._pipe.script(self._read, keys, [start])
+        if items is None:
             raise not_found(game_id)
         return [int(a) for a in items]
 
@@ -131,7 +358,7 @@ class RedisStore:
         ]
         ttl = self._finished_ttl if finished else self._game_ttl
         args: list[Any] = [expected, ttl, int(finished), game_id, *actions]
-        result = int(cast(int, await self._append(keys=keys, args=args)))
+        result = int(await self._pipe.script(self._append, keys, args))
         if result == -1:
             raise not_found(game_id)
         if result < -1:
@@ -159,4 +386,12 @@ class RedisStore:
         return bool(deleted)
 
     async def close(self) -> None:
+        self._pipe.close()
         await self._redis.aclose()
+        pipe = self._pipe
+        log.info(
+            "Redis: %d commands in %d round trips",
+            pipe.commands,
+            pipe.round_trips,
+            extra={"redis_commands": pipe.commands, "redis_round_trips": pipe.round_trips},
+        )

@@ -1,0 +1,244 @@
+"""The Redis store's pipelined path: shared round trips, one answer per call, recovery.
+
+Real Redis throughout: the shared one for what any test may do, a private
+`redis-server` for what would disturb others (a password, a restart, a flushed script
+cache). Nothing here is timed: how fast the batching is shows in the load test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from tests.engine.clients import create_game, free_port, play_out, seat_clients, stub
+from tests.engine.conftest import Replicas
+
+from heights_engine.errors import Code, EngineError
+from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.redis_store import RedisPipe, RedisStore
+from heights_engine.store import GameRecord
+from heights_rules import Replay
+from heights_rules.replay import verify
+
+
+class PrivateRedis:
+    """A redis-server of this test's own on a free port, stopped and started at will."""
+
+    def __init__(self, directory: Path, *args: str) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("no redis-server binary for a private Redis")
+        self.port = free_port()
+        self.command = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir"]
+        self.command += [str(directory), "--save", "", "--appendonly", "no", *args]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, password: str = "") -> None:
+        self.proc = subprocess.Popen(self.command, stdout=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port, password=password or None)
+        for _ in range(200):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError("the private redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+def _store(url: str, prefix: str) -> RedisStore:
+    return RedisStore(url, prefix=prefix, max_games=1000, game_ttl=600, finished_ttl=600)
+
+
+def _record(game_id: str) -> GameRecord:
+    return GameRecord(
+        game_id=game_id,
+        config={"players": 2},
+        seed=1,
+        salt_hex="00",
+        commitment="c",
+        seat_names=("a", "b"),
+        token_hashes=("x", "y"),
+        token_nonce="n",
+        request_id=f"request-{game_id}",
+        fingerprint="f",
+    )
+
+
+def test_concurrent_appends_share_round_trips_and_each_gets_its_own_answer(
+    redis_url: str, redis_prefix: str
+) -> None:
+    async def scenario() -> None:
+        store = _store(redis_url, redis_prefix)
+        games = [f"game{i}" for i in range(20)]
+        for game_id in games:
+            await store.create(_record(game_id), [], False)
+        assert await store.actions(games[0]) == []  # connected
+        protocol = store._pipe._protocol
+        assert protocol is not None
+        before = protocol.round_trips
+        sent = [store.append(g, 0, [i, i + 100], False) for i, g in enumerate(games)]
+        assert await asyncio.gather(*sent) == [2] * len(games)
+        assert protocol is store._pipe._protocol  # the same connection throughout
+        assert protocol.round_trips - before < len(games)  # shared, not one each
+        for i, game_id in enumerate(games):
+            assert await store.actions(game_id) == [i, i + 100]
+            assert await store.actions(game_id, 1) == [i + 100]
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_racers_in_one_round_trip_have_exactly_one_winner(
+    redis_url: str, redis_prefix: str
+) -> None:
+    async def scenario() -> None:
+        store = _store(redis_url, redis_prefix)
+        await store.create(_record("raced"), [7], False)
+        racers = [store.append("raced", 1, [seat], False) for seat in range(10)]
+        results = await asyncio.gather(*racers, return_exceptions=True)
+        won = [r for r in results if r == 2]
+        lost = [r for r in results if isinstance(r, EngineError)]
+        assert len(won) == 1
+        assert len(lost) == 9
+        assert {e.code for e in lost} == {Code.ABORTED}
+        log = await store.actions("raced")
+        assert len(log) == 2
+        assert log[0] == 7
+        assert log[1] == results.index(2)  # the winner's action, and only it
+        with pytest.raises(EngineError) as gone:
+            await store.append("never-created", 0, [1], False)
+        assert gone.value.code == Code.NOT_FOUND
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_cancelled_caller_does_not_shift_the_others_answers(redis_url: str) -> None:
+    async def scenario() -> None:
+        pipe = RedisPipe(redis_url, timeout=5)
+        await pipe.call("PING")
+        calls = [asyncio.ensure_future(pipe.call("ECHO", f"call {i}")) for i in range(30)]
+        await asyncio.sleep(0)
+        calls[3].cancel()
+        calls[17].cancel()
+        for i, call in enumerate(calls):
+            if i in (3, 17):
+                with pytest.raises(asyncio.CancelledError):
+                    await call
+            else:
+                assert await call == f"call {i}".encode()
+        assert await pipe.call("ECHO", "after") == b"after"
+        with pytest.raises(ResponseError):
+            await pipe.call("NO-SUCH-COMMAND")
+        assert await pipe.call("ECHO", "still fine") == b"still fine"
+        pipe.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_restarted_redis_is_reconnected_and_its_scripts_loaded_again(
+    private_redis: PrivateRedis,
+) -> None:
+    url = f"redis://127.0.0.1:{private_redis.port}/0"
+
+    async def scenario() -> None:
+        store = _store(url, "restart")
+        await store.create(_record("g"), [], False)
+        assert await store.append("g", 0, [1], False) == 1
+        private_redis.stop()
+        with pytest.raises(RedisError):  # answered UNAVAILABLE by the servicer
+            await store.append("g", 1, [2], False)
+        private_redis.start()  # empty: no game, no scripts
+        for attempt in range(2):  # at most one call (each way) learns the old socket is gone
+            try:
+                await store.create(_record("g"), [], False)
+                assert await store.append("g", 0, [3], False) == 1
+                break
+            except RedisConnectionError:
+                assert attempt == 0
+        assert await store.actions("g") == [3]
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_password_and_database_come_from_the_url(tmp_path: Path) -> None:
+    server = PrivateRedis(tmp_path, "--requirepass", "s3cret")
+    server.start(password="s3cret")
+    try:
+
+        async def scenario() -> None:
+            pipe = RedisPipe(f"redis://:s3cret@127.0.0.1:{server.port}/3", timeout=5)
+            assert await pipe.call("SET", "where", "db3") is not None
+            pipe.close()
+            wrong = RedisPipe(f"redis://:wrong@127.0.0.1:{server.port}/0", timeout=5)
+            with pytest.raises(ResponseError):
+                await wrong.call("PING")
+            wrong.close()
+
+        asyncio.run(scenario())
+        client = redis.Redis(port=server.port, password="s3cret", db=3)
+        assert client.get("where") == b"db3"
+    finally:
+        server.stop()
+
+
+def test_a_redis_that_never_answers_times_out() -> None:
+    async def scenario() -> None:
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                await reader.read()  # reads everything, answers nothing
+            finally:
+                writer.close()
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        pipe = RedisPipe(f"redis://127.0.0.1:{port}/0", timeout=0.2)
+        with pytest.raises(RedisTimeoutError):
+            await pipe.call("PING")
+        with pytest.raises(RedisTimeoutError):  # a new connection, the same silence
+            await pipe.call("PING")
+        pipe.close()
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(scenario())
+
+
+def test_games_played_at_once_through_one_replica_verify(replicas: Replicas) -> None:
+    engine = stub(replicas.start().address)
+
+    def one_game(seed: int) -> str:
+        created = create_game(engine, seed=seed)
+        play_out(seat_clients(engine, created, seed=seed))
+        return created.game.game_id
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        game_ids = list(pool.map(one_game, range(40, 52)))
+    for game_id in game_ids:
+        blob = engine.GetReplay(pb.GetReplayRequest(game_id=game_id)).replay
+        assert verify(Replay.from_bytes(blob)).ok
