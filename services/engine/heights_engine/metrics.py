@@ -29,6 +29,12 @@ ERRORS = Counter("heights_engine_errors_total", "RPCs refused, by status code", 
 LIVE_GAMES = Gauge("heights_engine_live_games", "game states held in this replica's cache")
 CACHE = Counter("heights_engine_cache_total", "game state look-ups", ["result"])
 ACTIONS = Counter("heights_engine_actions_total", "actions appended", ["kind"])
+REDIS_ROUND_TRIPS = Counter(
+    "heights_engine_redis_round_trips_total", "pipelines sent to Redis by the batcher"
+)
+REDIS_COMMANDS = Counter(
+    "heights_engine_redis_commands_total", "commands sent to Redis by the batcher"
+)
 # The children counted on every call, looked up once.
 CACHE_HIT, CACHE_MISS = CACHE.labels("hit"), CACHE.labels("miss")
 DECISIONS, CHANCE_STEPS = ACTIONS.labels("decision"), ACTIONS.labels("chance")
@@ -41,7 +47,14 @@ def serve_metrics(port: int, address: str) -> None:
 
 
 class MetricsInterceptor(aio.ServerInterceptor):
-    """Counts every unary call by method and final status code, and times it."""
+    """Counts every unary call by method and final status code, and times it.
+
+    A method's handler never changes once the server runs, so each is wrapped once and
+    kept: a call costs a dictionary look-up here, not a new handler and closure.
+    """
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, grpc.RpcMethodHandler[Any, Any] | None] = {}
 
     async def intercept_service(
         self,
@@ -50,29 +63,39 @@ class MetricsInterceptor(aio.ServerInterceptor):
         ],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[_Req, _Resp] | None:
+        path = str(handler_call_details.method)
+        if path in self._handlers:
+            return self._handlers[path]
         handler = await continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None:
-            return handler
-        method = str(handler_call_details.method).rsplit("/", 1)[-1]
-        inner: Any = handler.unary_unary  # an async function under grpc.aio
-
-        async def timed(request: Any, context: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                return await inner(request, context)
-            finally:
-                record(method, context.code(), time.perf_counter() - start)
-
-        return grpc.unary_unary_rpc_method_handler(
-            timed,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
+        if handler is not None and handler.unary_unary is not None:
+            handler = _timed(handler, path.rsplit("/", 1)[-1])
+        if handler is not None:  # an unknown method is not kept: any path may be asked
+            self._handlers[path] = handler
+        return handler
 
 
-def record(method: str, code: Any, seconds: float) -> None:
-    name = code.name if isinstance(code, grpc.StatusCode) else "OK"
-    CALLS.labels(method, name).inc()
-    LATENCY.labels(method).observe(seconds)
-    if name != "OK":
-        ERRORS.labels(method, name).inc()
+def _timed(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
+    inner: Any = handler.unary_unary  # an async function under grpc.aio
+    latency = LATENCY.labels(method)
+    calls: dict[str, Any] = {}
+
+    async def timed(request: Any, context: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return await inner(request, context)
+        finally:
+            code = context.code()
+            name = code.name if isinstance(code, grpc.StatusCode) else "OK"
+            counter = calls.get(name)
+            if counter is None:
+                counter = calls[name] = CALLS.labels(method, name)
+            counter.inc()
+            latency.observe(time.perf_counter() - start)
+            if name != "OK":
+                ERRORS.labels(method, name).inc()
+
+    return grpc.unary_unary_rpc_method_handler(
+        timed,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
