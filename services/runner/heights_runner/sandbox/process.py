@@ -62,22 +62,27 @@ class BotProcess:
         """Write `line` and a newline; BotTimeout if the bot does not take it within `timeout`."""
         if self._closed:
             raise BotGone("send after close()")
-        data = memoryview((line + "\n").encode())
+        data = self._write_some(memoryview((line + "\n").encode()))
+        if not data:  # nearly always: the pipe takes the line at once, no selector needed
+            return
         deadline = time.monotonic() + timeout
         with selectors.DefaultSelector() as sel:
             sel.register(self._stdin, selectors.EVENT_WRITE)
             while data:
-                try:
-                    data = data[os.write(self._stdin, data) :]
-                    continue
-                except BlockingIOError:
-                    pass
-                except (BrokenPipeError, ValueError, OSError) as exc:
-                    raise self._gone(f"stdin closed ({exc.__class__.__name__})") from exc
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise BotTimeout(f"bot did not read its input within {timeout:.3f}s")
                 sel.select(remaining)
+                data = self._write_some(data)
+
+    def _write_some(self, data: memoryview) -> memoryview:
+        """What is left of `data` after one non-blocking write."""
+        try:
+            return data[os.write(self._stdin, data) :]
+        except BlockingIOError:
+            return data
+        except (BrokenPipeError, ValueError, OSError) as exc:
+            raise self._gone(f"stdin closed ({exc.__class__.__name__})") from exc
 
     # -- stdout ------------------------------------------------------------------------
     def receive(self, timeout: float) -> str:
