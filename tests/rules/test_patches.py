@@ -90,7 +90,8 @@ def _views_of_a_game(config: GameConfig, seed: int) -> int:
     """Play greedy to the end; at each decision patch every viewer's last view."""
     state: GameState = new_game(config, seed)
     bots = [make_bot("greedy", seed * 8 + s) for s in range(state.n_players)]
-    last: dict[int, dict[str, Any]] = {}
+    # Per viewer: the view as built (the engine's base) and as a bot received it (JSON).
+    last: dict[int, tuple[dict[str, Any], Any]] = {}
     checked = 0
     while (seat := state.current_player()) != TERMINAL:
         if seat == CHANCE:
@@ -99,9 +100,14 @@ def _views_of_a_game(config: GameConfig, seed: int) -> int:
         for viewer in (seat, PUBLIC):
             view = state.observation(viewer)
             if viewer in last:
-                _round_trip(last[viewer], view)
+                built, received = last[viewer]
+                # A view must be a snapshot: had `built` shared lists with the state, it
+                # would have moved on with the game and the patch would miss changes.
+                assert _text(built) == _text(received)
+                ops = json.loads(json.dumps(make_patch(built, view)))
+                assert _text(apply_patch(received, ops)) == _text(view)
                 checked += 1
-            last[viewer] = view
+            last[viewer] = (view, json.loads(json.dumps(view)))
         state.apply(bots[seat].act(state, seat))
     return checked
 

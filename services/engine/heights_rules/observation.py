@@ -20,27 +20,9 @@ from heights_rules.geometry import space_name
 from heights_rules.market import market_cost
 from heights_rules.rng import KeyedRng
 from heights_rules.serialize import from_dict, to_dict
-from heights_rules.state import CHANCE, TERMINAL, GameState, Phase
+from heights_rules.state import CHANCE, FLAT_LISTS, NESTED_LISTS, TERMINAL, GameState, Phase
 
 PUBLIC = -1  # the spectator's viewpoint
-# The state document's list fields (serialize._LISTS) by depth, piles and targets aside
-# (infoset rebuilds those).
-_FLAT_LISTS = (
-    "order",
-    "supply",
-    "on_buildings",
-    "meeple_supply",
-    "turn_no",
-    "wild",
-    "owner",
-    "space_of",
-    "complete",
-    "tile_wild",
-    "used_buildings",
-    "sweeten",
-    "target_choice",
-)
-_NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market")
 HIDDEN = -1  # a hidden Target in an infoset
 
 
@@ -49,15 +31,17 @@ def infoset(s: GameState, viewer: int) -> dict[str, Any]:
     data = to_dict(s)
     # A snapshot: to_dict shares the state's own lists, and a view may be kept (as the
     # base of the next observation patch) while the game goes on.
-    for name in _FLAT_LISTS:
-        data[name] = list(data[name])
-    for name in _NESTED_LISTS:
-        data[name] = [list(row) for row in data[name]]
+    for name in FLAT_LISTS:
+        if name in data:
+            data[name] = list(data[name])
+    for name in NESTED_LISTS:
+        if name in data:
+            data[name] = [list(row) for row in data[name]]
     data["seed"] = 0
     data["piles"] = [sorted(pile) for pile in s.piles]  # contents are public, order is not
     over = s.phase is Phase.OVER
     data["targets"] = [
-        targets if (p == viewer or over) else [HIDDEN] * len(targets)
+        list(targets) if (p == viewer or over) else [HIDDEN] * len(targets)
         for p, targets in enumerate(s.targets)
     ]
     data["redacted_for"] = viewer

@@ -217,9 +217,9 @@ class GameState:
         c = GameState.__new__(GameState)
         for name in _SHARED:
             setattr(c, name, getattr(self, name))
-        for name in _FLAT_LISTS:
+        for name in FLAT_LISTS:
             setattr(c, name, getattr(self, name)[:])
-        for name in _NESTED_LISTS:
+        for name in NESTED_LISTS:
             setattr(c, name, [row[:] for row in getattr(self, name)])
         c._legal = self._legal
         c._place_cache = dict(self._place_cache)
@@ -337,7 +337,7 @@ _SHARED = (
     "termination",
     "steps",
 )
-_FLAT_LISTS = (
+FLAT_LISTS = (
     "stack",
     "order",
     "supply",
@@ -355,7 +355,7 @@ _FLAT_LISTS = (
     "sweeten",
     "target_choice",
 )
-_NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market", "piles", "targets", "near")
+NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market", "piles", "targets", "near")
 
 
 def _to_id(action: int | Action | str) -> int:
