@@ -91,11 +91,19 @@ def _data(replay: Replay) -> bytes:
     return bytes(replay.data)
 
 
+# Raw SQL: on a step request the ORM would spend longer compiling this than it runs.
+_CHECKPOINT_SQL = (
+    f"SELECT step, state FROM {ReplayCheckpoint._meta.db_table}"
+    " WHERE replay_id = %s AND step <= %s ORDER BY step DESC LIMIT 1"
+)
+
+
 def _checkpoints(replay_id: int) -> stepping.CheckpointLoader:
     def load(step: int) -> tuple[int, bytes] | None:
-        rows = ReplayCheckpoint.objects.filter(replay_id=replay_id, step__lte=step)
-        row = rows.order_by("-step").values_list("step", "state").first()
-        return None if row is None else (row[0], bytes(row[1]))
+        with connection.cursor() as cursor:
+            cursor.execute(_CHECKPOINT_SQL, [replay_id, step])
+            row = cursor.fetchone()
+        return None if row is None else (int(row[0]), bytes(row[1]))
 
     return load
 

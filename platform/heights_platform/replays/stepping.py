@@ -7,9 +7,12 @@ sha256 (so a changed row is a different key): parsed records, and states at ever
 or before its step: at most ANCHOR_EVERY - 1 actions, well under a millisecond compiled.
 States are cloned out of and into the cache: a cached state is never mutated.
 
-A replay's checkpoints (the state every CHECKPOINT_EVERY steps, stored with it in the
+A replay's checkpoints (the state every ANCHOR_EVERY steps, stored with it in the
 database, see `checkpoints_of`) bound the simulation where this process has no anchor
 near the step: one small row read and decoded (~0.3 ms) instead of up to a whole game.
+Anchors and checkpoints fall on the same steps, so a decoded checkpoint is an anchor
+and the cache holds states at no other steps: 300 replays of ~1,300 steps need ~6,000,
+which fit, where anchors every 32 steps needed twice that and churned.
 
 Only anchors are kept, never the state of each step asked for, and their number is
 bounded: a cached state is some 60 objects that Python's cyclic garbage collector walks
@@ -36,16 +39,16 @@ from heights_rules.setup import new_game
 from heights_rules.state import CHANCE, GameState
 
 # Sized for random access over a few hundred replays of ~1,300 steps (a state is about
-# 15 kB: some 130 MB per process at most). A request that misses re-simulates from the
-# nearest anchor it finds (from step 0 at worst, about 10 ms for a whole 4-player game,
-# compiled); see loadtests/README.md, "Platform".
+# 15 kB: some 130 MB per process at most). A request that misses starts from the
+# replay's stored checkpoint, else re-simulates from the nearest anchor it finds (from
+# step 0 at worst, about 10 ms for a whole 4-player game, compiled); see
+# loadtests/README.md, "Platform".
 MAX_RECORDS = 512
 MAX_STATES = 8192
-ANCHOR_EVERY = 32
 # A stored state is ~4 kB, ~1.2 kB compressed: every 64 steps adds about a tenth to a
 # 4-player replay's row, and reaching any step costs at most 63 actions (< 0.5 ms).
-CHECKPOINT_EVERY = 64
-assert CHECKPOINT_EVERY % ANCHOR_EVERY == 0  # a checkpoint is also an anchor
+ANCHOR_EVERY = 64
+CHECKPOINT_EVERY = ANCHOR_EVERY  # the same steps: a decoded checkpoint is an anchor
 
 log = logging.getLogger(__name__)
 
