@@ -9,6 +9,7 @@ after a retried ApplyAction means the first attempt landed, which the sequence s
 from __future__ import annotations
 
 import json
+import queue
 import time
 import uuid
 from collections.abc import Callable
@@ -26,6 +27,9 @@ T = TypeVar("T")
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 ATTEMPTS = 5
 CALL_TIMEOUT = 10.0
+# A whole game's ApplyActions stream: far longer than any game (bots' time is bounded by
+# their banks); a stalled connection is found sooner by the channel's keepalive.
+STREAM_TIMEOUT = 3600.0
 
 
 def _code(err: grpc.RpcError) -> grpc.StatusCode:
@@ -46,6 +50,31 @@ def channel(address: str) -> grpc.Channel:
         ("grpc.keepalive_time_ms", 30_000),
     ]
     return grpc.insecure_channel(address, options=options)
+
+
+class ActionStream:
+    """One ApplyActions stream: a request in, its response out, one at a time.
+
+    gRPC's sync API reads the requests from an iterator in a thread of its own; a queue
+    feeds it, and None ends the stream.
+    """
+
+    def __init__(self, stub: pb_grpc.EngineServiceStub) -> None:
+        self._requests: queue.SimpleQueue[pb.ApplyActionsRequest | None] = queue.SimpleQueue()
+        self._responses = stub.ApplyActions(iter(self._requests.get, None), timeout=STREAM_TIMEOUT)
+
+    def call(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
+        """The response, or the grpc.RpcError that ended the stream."""
+        self._requests.put(pb.ApplyActionsRequest(request=request))
+        try:
+            message: pb.ApplyActionsResponse = next(self._responses)
+        except StopIteration:
+            raise RuntimeError("the engine ended an ApplyActions stream early") from None
+        return message.response
+
+    def close(self) -> None:
+        self._requests.put(None)  # half-close: the engine then ends the stream
+        self._responses.cancel()  # no-op on an ended stream; frees a stuck one
 
 
 class GrpcEngine:
@@ -74,6 +103,8 @@ class GrpcEngine:
         self._sequence = created.game.sequence
         self._to_move = created.game.to_move if created.game.status != 2 else OVER
         self._next: Turn | None = None  # the next mover's view, sent with the last action
+        self._stream: ActionStream | None = None
+        self._streaming = True  # False once the engine answered UNIMPLEMENTED
 
     def _call(self, method: Callable[..., T], request: object) -> T:
         delay = 0.1
@@ -123,7 +154,7 @@ class GrpcEngine:
         )
         self._next = None
         try:
-            response: pb.ApplyActionResponse = self._call(self._stub.ApplyAction, request)
+            response: pb.ApplyActionResponse = self._call(self._apply_call, request)
         except grpc.RpcError as err:
             if _code(err) in (
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -141,6 +172,27 @@ class GrpcEngine:
         if response.HasField("next_view"):
             view = response.next_view
             self._next = self._turn_of(view)
+
+    def _apply_call(self, request: pb.ApplyActionRequest, timeout: float) -> pb.ApplyActionResponse:
+        """ApplyAction, through this game's ApplyActions stream when the engine has it."""
+        if not self._streaming:
+            response: pb.ApplyActionResponse = self._stub.ApplyAction(request, timeout=timeout)
+            return response
+        if self._stream is None:
+            self._stream = ActionStream(self._stub)
+        try:
+            return self._stream.call(request)
+        except grpc.RpcError as err:
+            self._close_stream()  # any error has ended it; the next call opens another
+            if _code(err) != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+        self._streaming = False  # an engine from before ApplyActions: unary calls
+        return self._apply_call(request, timeout)
+
+    def _close_stream(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
 
     def _turn_of(self, view: game_pb2.GameView) -> Turn:
         if not view.observation_patch_json:
@@ -179,4 +231,4 @@ class GrpcEngine:
         )
 
     def close(self) -> None:
-        pass
+        self._close_stream()

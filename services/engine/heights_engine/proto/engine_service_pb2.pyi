@@ -324,6 +324,56 @@ class ApplyActionResponse(_message.Message):
 Global___ApplyActionResponse: _TypeAlias = ApplyActionResponse  # noqa: Y015
 
 @_typing.final
+class ApplyActionsRequest(_message.Message):
+    """One request of ApplyActions."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def request(self) -> Global___ApplyActionRequest:
+        """The action, exactly as ApplyAction takes it."""
+
+    def __init__(
+        self,
+        *,
+        request: Global___ApplyActionRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ApplyActionsRequest: _TypeAlias = ApplyActionsRequest  # noqa: Y015
+
+@_typing.final
+class ApplyActionsResponse(_message.Message):
+    """One response of ApplyActions: ApplyAction's response to the request at the same
+    position of the stream.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESPONSE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def response(self) -> Global___ApplyActionResponse:
+        """The response."""
+
+    def __init__(
+        self,
+        *,
+        response: Global___ApplyActionResponse | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["response", b"response"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["response", b"response"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ApplyActionsResponse: _TypeAlias = ApplyActionsResponse  # noqa: Y015
+
+@_typing.final
 class StreamGameEventsRequest(_message.Message):
     """The request of StreamGameEvents."""
 

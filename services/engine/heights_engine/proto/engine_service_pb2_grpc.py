@@ -58,6 +58,11 @@ class EngineServiceStub:
                 request_serializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionRequest.SerializeToString,
                 response_deserializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionResponse.FromString,
                 _registered_method=True)
+        self.ApplyActions = channel.stream_stream(
+                '/rollingheights.engine.v1.EngineService/ApplyActions',
+                request_serializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionsRequest.SerializeToString,
+                response_deserializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionsResponse.FromString,
+                _registered_method=True)
         self.StreamGameEvents = channel.unary_stream(
                 '/rollingheights.engine.v1.EngineService/StreamGameEvents',
                 request_serializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.StreamGameEventsRequest.SerializeToString,
@@ -121,6 +126,17 @@ class EngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ApplyActions(self, request_iterator, context):
+        """ApplyAction calls on one stream, for a client that plays a whole game (the match
+        runner), at a fraction of a unary call's cost: each request is answered, in order,
+        with the response ApplyAction would give it. The first request ApplyAction would
+        refuse ends the stream with that status, and changes nothing; a client goes on
+        with a new stream from the sequence the game is at.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def StreamGameEvents(self, request, context):
         """Streams a game's steps to a viewer as they are played, with the viewer's view after
         each batch; ends when the game is over.
@@ -179,6 +195,11 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.ApplyAction,
                     request_deserializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionRequest.FromString,
                     response_serializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionResponse.SerializeToString,
+            ),
+            'ApplyActions': grpc.stream_stream_rpc_method_handler(
+                    servicer.ApplyActions,
+                    request_deserializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionsRequest.FromString,
+                    response_serializer=rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionsResponse.SerializeToString,
             ),
             'StreamGameEvents': grpc.unary_stream_rpc_method_handler(
                     servicer.StreamGameEvents,
@@ -317,6 +338,33 @@ class EngineService:
             '/rollingheights.engine.v1.EngineService/ApplyAction',
             rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionRequest.SerializeToString,
             rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApplyActions(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/rollingheights.engine.v1.EngineService/ApplyActions',
+            rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionsRequest.SerializeToString,
+            rollingheights_dot_engine_dot_v1_dot_engine__service__pb2.ApplyActionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

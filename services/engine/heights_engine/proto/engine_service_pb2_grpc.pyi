@@ -49,6 +49,13 @@ class EngineServiceStub:
     """Applies one seat decision, if the expected sequence still matches; the chance steps
     that follow it are applied by the service.
     """
+    ApplyActions: _grpc.StreamStreamMultiCallable[_engine_service_pb2.ApplyActionsRequest, _engine_service_pb2.ApplyActionsResponse]
+    """ApplyAction calls on one stream, for a client that plays a whole game (the match
+    runner), at a fraction of a unary call's cost: each request is answered, in order,
+    with the response ApplyAction would give it. The first request ApplyAction would
+    refuse ends the stream with that status, and changes nothing; a client goes on
+    with a new stream from the sequence the game is at.
+    """
     StreamGameEvents: _grpc.UnaryStreamMultiCallable[_engine_service_pb2.StreamGameEventsRequest, _engine_service_pb2.StreamGameEventsResponse]
     """Streams a game's steps to a viewer as they are played, with the viewer's view after
     each batch; ends when the game is over.
@@ -81,6 +88,13 @@ class EngineServiceAsyncStub(EngineServiceStub):
     ApplyAction: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.ApplyActionRequest, _engine_service_pb2.ApplyActionResponse]  # type: ignore[assignment]
     """Applies one seat decision, if the expected sequence still matches; the chance steps
     that follow it are applied by the service.
+    """
+    ApplyActions: _aio.StreamStreamMultiCallable[_engine_service_pb2.ApplyActionsRequest, _engine_service_pb2.ApplyActionsResponse]  # type: ignore[assignment]
+    """ApplyAction calls on one stream, for a client that plays a whole game (the match
+    runner), at a fraction of a unary call's cost: each request is answered, in order,
+    with the response ApplyAction would give it. The first request ApplyAction would
+    refuse ends the stream with that status, and changes nothing; a client goes on
+    with a new stream from the sequence the game is at.
     """
     StreamGameEvents: _aio.UnaryStreamMultiCallable[_engine_service_pb2.StreamGameEventsRequest, _engine_service_pb2.StreamGameEventsResponse]  # type: ignore[assignment]
     """Streams a game's steps to a viewer as they are played, with the viewer's view after
@@ -135,6 +149,19 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.ApplyActionResponse, _abc.Awaitable[_engine_service_pb2.ApplyActionResponse]]:
         """Applies one seat decision, if the expected sequence still matches; the chance steps
         that follow it are applied by the service.
+        """
+
+    @_abc_1.abstractmethod
+    def ApplyActions(
+        self,
+        request_iterator: _MaybeAsyncIterator[_engine_service_pb2.ApplyActionsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_engine_service_pb2.ApplyActionsResponse], _abc.AsyncIterator[_engine_service_pb2.ApplyActionsResponse]]:
+        """ApplyAction calls on one stream, for a client that plays a whole game (the match
+        runner), at a fraction of a unary call's cost: each request is answered, in order,
+        with the response ApplyAction would give it. The first request ApplyAction would
+        refuse ends the stream with that status, and changes nothing; a client goes on
+        with a new stream from the sequence the game is at.
         """
 
     @_abc_1.abstractmethod
