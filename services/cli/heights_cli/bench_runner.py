@@ -56,6 +56,48 @@ def in_process_seconds(specs: list[Any]) -> list[float]:
     return times
 
 
+ROUND_TRIPS = 2000
+ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
+
+
+def empty_rpc_us(address: str) -> float:
+    """Mean round trip of the health check (an RPC that does nothing) on the engine."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(address) as chan:
+        check = health_pb2_grpc.HealthStub(chan).Check
+        request = health_pb2.HealthCheckRequest()
+        for _ in range(200):
+            check(request, timeout=5)
+        start = time.perf_counter()
+        for _ in range(ROUND_TRIPS):
+            check(request, timeout=5)
+        return (time.perf_counter() - start) / ROUND_TRIPS * 1e6
+
+
+def sandbox_pipe_us(folder: Path) -> float:
+    """Mean round trip of one line through a sandboxed Python process that echoes it."""
+    from heights_runner import sandbox
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "main.py").write_text(ECHO)
+    python, binds = sandbox.python_binds()
+    bot = sandbox.start_bot(folder, [python, "-u", "-S", "/bot/main.py"], ro_binds=binds)
+    try:
+        line = '{"type":"decide","step":1}'
+        for _ in range(200):
+            bot.send(line)
+            bot.receive(5)
+        start = time.perf_counter()
+        for _ in range(ROUND_TRIPS):
+            bot.send(line)
+            bot.receive(5)
+        return (time.perf_counter() - start) / ROUND_TRIPS * 1e6
+    finally:
+        bot.close()
+
+
 def run(args: argparse.Namespace) -> int:
     from heights_cli.stack import Stack
     from heights_runner.celery_app import make_app
@@ -82,8 +124,19 @@ def run(args: argparse.Namespace) -> int:
                 RunnerSettings.from_env(), broker_url=REDIS, broker_prefix=prefix
             )
             client = RunnerClient(make_app(settings))
-            stack.runner("runner-1", **env)
-            report = _measure(client, stack, env, args)
+            runners = [stack.runner("runner-1", **env)]
+            report = _measure(client, stack, env, args, [engine.proc.pid], runners)
+            # What a decision costs on this path with no work at all: an RPC that does
+            # nothing, and a line to a sandboxed process and back. The pipe alone, times a
+            # match's decisions, over the in-process match, bounds the overhead factor
+            # from below even with an engine that cost nothing.
+            pipe_us = sandbox_pipe_us(Path(tmp) / "echo")
+            report["empty_rpc_round_trip_us"] = round(empty_rpc_us(engine.address))
+            report["sandbox_pipe_round_trip_us"] = round(pipe_us)
+            pipe_s = pipe_us * report["decisions_per_match"] / 1e6
+            report["overhead_factor_floor_pipe_only"] = round(
+                pipe_s / report["match_seconds_in_process"], 1
+            )
         finally:
             stack.stop()
     if args.json:
@@ -94,9 +147,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _measure(
-    client: Any, stack: Any, env: dict[str, str], args: argparse.Namespace
+def _redis_cpu_seconds() -> float:
+    import redis
+
+    info = redis.Redis.from_url(REDIS).info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
+    client: Any,
+    stack: Any,
+    env: dict[str, str],
+    args: argparse.Namespace,
+    engine_pids: list[int],
+    runners: list[Any],
 ) -> dict[str, Any]:
+    from heights_cli.cpu_usage import busy_seconds, tree_seconds
+
     specs = _specs(args.matches, args.seed)
     client.submit(_specs(1, args.seed + 999)[0])  # warm-up: imports, bot cache
     client.results(1, timeout=120)
@@ -107,13 +174,23 @@ def _measure(
         alone.append(float(result["seconds"]))
     baseline = in_process_seconds(specs)
     for i in range(2, args.workers + 1):
-        stack.runner(f"runner-{i}", **env)
+        runners.append(stack.runner(f"runner-{i}", **env))
+    runner_pids = [r.proc.pid for r in runners]
     batch = _specs(args.throughput_matches, args.seed + 500)
+    # CPU by part while the batch runs: the workers' trees hold the bots (bubblewrap and
+    # the runner wait for theirs, so an ended bot's time lands in its parent's counts).
+    cpu0 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds())
+    busy0 = busy_seconds()
     start = time.perf_counter()
     for spec in batch:
         client.submit(spec)
     done = client.results(len(batch), timeout=300)
     elapsed = time.perf_counter() - start
+    cpu1 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds())
+    busy = busy_seconds() - busy0
+    engine_s, runners_s, redis_s = (b - a for a, b in zip(cpu0, cpu1, strict=True))
+    n = len(done)
+    decisions = sum(seat["moves"] for result in done for seat in result["seats"]) / max(1, n)
     mean_alone = sum(alone) / len(alone)
     mean_base = sum(baseline) / len(baseline)
     return {
@@ -121,6 +198,12 @@ def _measure(
         "match_seconds_in_process": round(mean_base, 4),
         "overhead_factor": round(mean_alone / mean_base, 1),
         "worker_processes": args.workers,
-        "throughput_matches": len(done),
-        "matches_per_minute": round(60 * len(done) / elapsed, 1),
+        "throughput_matches": n,
+        "matches_per_minute": round(60 * n / elapsed, 1),
+        "decisions_per_match": round(decisions),
+        "cpu_s_per_match_engine": round(engine_s / n, 3),
+        "cpu_s_per_match_workers_and_bots": round(runners_s / n, 3),
+        "cpu_s_per_match_redis": round(redis_s / n, 3),
+        "cpu_s_per_match_rest_of_machine": round((busy - engine_s - runners_s - redis_s) / n, 3),
+        "machine_cores_busy": round(busy / elapsed, 2),
     }

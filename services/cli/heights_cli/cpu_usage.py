@@ -28,6 +28,32 @@ def process_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def tree_seconds(roots: list[int]) -> float:
+    """CPU seconds the process trees under `roots` used so far, ended children included.
+
+    A live process counts its own time; one that ended counts in its parent's
+    cutime/cstime once waited for (bubblewrap and the runner wait for theirs), so each
+    second is counted once.
+    """
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = Path(entry, "stat").read_text().rsplit(")", 1)[1].split()
+                stats[int(entry.name)] = stat
+                children.setdefault(int(stat[1]), []).append(int(entry.name))
+    total, todo, seen = 0, list(roots), set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen or pid not in stats:
+            continue
+        seen.add(pid)
+        total += sum(int(v) for v in stats[pid][11:15])  # utime, stime, cutime, cstime
+        todo += children.get(pid, [])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def pids_named(command: str) -> list[int]:
     """Processes whose command name (/proc/PID/comm) is `command`."""
     found = []

@@ -1,0 +1,22 @@
+"""CPU accounting for the benchmarks: a process tree's time, ended children included."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from heights_cli.cpu_usage import tree_seconds
+
+BURN = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+
+
+def test_a_tree_counts_the_time_of_children_that_ended_and_were_waited_for() -> None:
+    before = tree_seconds([os.getpid()])
+    # A grandchild burns the CPU: the shell waits for it, this process for the shell.
+    subprocess.run(["sh", "-c", f'"{sys.executable}" -c "$0"', BURN], check=True)
+    assert tree_seconds([os.getpid()]) - before >= 0.25
+
+
+def test_a_process_that_is_not_there_counts_nothing() -> None:
+    assert tree_seconds([2**22 + 1]) == 0.0  # above the kernel's pid_max: never a process
