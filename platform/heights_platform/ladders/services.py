@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from itertools import groupby
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils import timezone
 
@@ -312,13 +312,45 @@ def _ratings_batch(
             )
             touched.update((e.pk, e) for e in by_seat.values())
             rated, last_seq = rated + 1, seq
-        RatingChange.objects.bulk_create(changes, batch_size=BATCH_CHUNK)
+        _rating_changes_write(changes)
     _entries_write(touched.values())
     if last_seq is not None:
         Ladder.objects.filter(pk=ladder.pk).update(
             rated_seq=last_seq, standings_version=_next_version()
         )
     return rated
+
+
+_CHANGE_COLUMNS = (
+    "entry_id",
+    "match_id",
+    "elo_before",
+    "elo_after",
+    "mu_before",
+    "mu_after",
+    "sigma_before",
+    "sigma_after",
+    "rank",
+)
+
+
+def _rating_changes_write(changes: list[RatingChange]) -> None:
+    """Insert the batch's rating changes: one COPY on PostgreSQL, where bulk_create spent
+    half the batch's time building and quoting 10 parameters a row in Python (measured
+    with `heights bench-ratings`); bulk_create elsewhere. The unique (entry, match)
+    constraint holds either way."""
+    if connection.vendor != "postgresql":
+        RatingChange.objects.bulk_create(changes, batch_size=BATCH_CHUNK)
+        return
+    now = timezone.now()  # created_at, which COPY does not fill in
+    table = RatingChange._meta.db_table
+    columns = ", ".join((*_CHANGE_COLUMNS, "created_at"))
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
+    ):
+        for change in changes:
+            copy.write_row([getattr(change, c) for c in _CHANGE_COLUMNS] + [now])
 
 
 # match id, finished_seq, finished_at, seat, bot id, rank, version number
