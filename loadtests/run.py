@@ -30,7 +30,7 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from heights_cli.cpu_usage import busy_seconds, children_seconds, process_seconds
+from heights_cli.cpu_usage import busy_seconds, children_seconds, pids_named, process_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "loadtests"
@@ -165,19 +165,32 @@ def run_locust(config: Config, phase: str, user_class: str, servers: Servers) ->
     child = dict(os.environ, LOADTEST_TARGETS=",".join(targets), LOADTEST_CLIENT=CLIENT)
     print(f"== {config.name}: {phase} phase ({USERS} users, {SECONDS} s)", flush=True)
     pids = [p.pid for p in servers.processes]
-    before = (time.monotonic(), busy_seconds(), process_seconds(pids), children_seconds())
+    # Redis works for the servers (each append runs a script there): counted apart.
+    redis_pids = pids_named("redis-server") if config.store == "redis" else []
+
+    def sample() -> tuple[float, ...]:
+        return (
+            time.monotonic(),
+            busy_seconds(),
+            process_seconds(pids),
+            children_seconds(),
+            process_seconds(redis_pids),
+        )
+
+    before = sample()
     # Exit code 1 means "some requests failed": the summary says which.
     code = subprocess.run(command, env=child, cwd=ROOT, check=False).returncode
     if code not in (0, 1):
         raise SystemExit(f"locust failed with exit code {code}")
-    after = (time.monotonic(), busy_seconds(), process_seconds(pids), children_seconds())
-    wall, busy, server, locust = (b - a for a, b in zip(before, after, strict=True))
+    after = sample()
+    wall, busy, server, locust, redis_cpu = (b - a for a, b in zip(before, after, strict=True))
     # The machine is shared: what else ran during the phase is part of the result.
     servers.cpu[phase] = {
         "wall_s": round(wall, 1),
         "server_cores": round(server / wall, 2),
         "locust_cores": round(locust / wall, 2),
-        "other_cores": round(max(busy - server - locust, 0.0) / wall, 2),
+        "redis_cores": round(max(redis_cpu, 0.0) / wall, 2),
+        "other_cores": round(max(busy - server - locust - redis_cpu, 0.0) / wall, 2),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
     return Path(f"{prefix}_stats.csv")
@@ -222,6 +235,13 @@ def measure(config: Config) -> dict[str, Any]:
         servers.stop()
         if config.store == "redis":
             delete_keys(prefix)
+    # CPU per request, less sensitive to the rest of the machine than the rates are.
+    for phase, rows in (("empty", empty), ("game", game)):
+        rps = rows.get("Aggregated", {"rps": 0.0})["rps"]
+        cpu = servers.cpu[phase]
+        for who in ("server", "locust", "redis"):
+            ms = 1000 * cpu[f"{who}_cores"] / rps if rps else 0.0
+            cpu[f"{who}_ms_per_request"] = round(ms, 3)
     check = empty.get("Check", {"rps": 0.0})
     apply = game.get("ApplyAction", {"rps": 0.0, "p99_ms": float("inf")})
     ratio = apply["rps"] / check["rps"] if check["rps"] else 0.0
@@ -255,7 +275,10 @@ def table(results: list[dict[str, Any]]) -> str:
         for phase, cpu in result["cpu"].items():
             lines.append(
                 f"{result['config']:<10} {phase:<6} cores used: server {cpu['server_cores']:.2f},"
-                f" locust {cpu['locust_cores']:.2f}, other processes {cpu['other_cores']:.2f}"
+                f" locust {cpu['locust_cores']:.2f}, redis {cpu['redis_cores']:.2f},"
+                f" other processes {cpu['other_cores']:.2f}; CPU ms a request: server"
+                f" {cpu['server_ms_per_request']:.3f}, locust {cpu['locust_ms_per_request']:.3f},"
+                f" redis {cpu['redis_ms_per_request']:.3f}"
             )
         met = "met" if result["target_met"] else "MISSED"
         lines.append(
