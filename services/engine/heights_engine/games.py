@@ -59,6 +59,10 @@ class LiveGame:
     actions: list[int]
     actors: list[int]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Tokens already checked against the stored hashes, with their seats: a runner names
+    # every seat's token at every decision, and hashing them was ~5% of an ApplyAction.
+    # Only tokens that passed are kept, so a guess still meets the constant-time check.
+    checked_tokens: dict[str, int] = field(default_factory=dict)
 
     @property
     def sequence(self) -> int:
@@ -318,11 +322,15 @@ class Games:
             if required:
                 raise invalid("SEAT_TOKEN_REQUIRED", "this call needs a seat token")
             return SPECTATOR
+        seat = live.checked_tokens.get(token)
+        if seat is not None:
+            return seat
         seat = tokens.seat_of(token, live.record.token_hashes)
         if seat is None:
             raise EngineError(
                 Code.PERMISSION_DENIED, "BAD_SEAT_TOKEN", "the token is no seat's of this game"
             )
+        live.checked_tokens[token] = seat
         return seat
 
     async def replay(self, game_id: str) -> Replay:
