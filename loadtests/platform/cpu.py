@@ -1,0 +1,90 @@
+"""Server CPU a request of the load test's mix, in one process, without HTTP or locust.
+
+The locust users' requests (2 leaderboard : 2 replay list : 6 replay step, the same
+random choices as `locustfile.py`) sent one after another through Django's test client
+to a seeded database: `--requests` to warm the process's caches as a long-running worker
+has them, then as many measured, each timed in process CPU time. Latency under load
+depends on what else runs on the machine; this much less, so it compares two versions
+of the platform run alternately in the same minutes.
+
+    LOADTEST_KEEP_DATABASE=1 make loadtest-platform   # leaves heights_load seeded
+    export DATABASE_URL=postgres://postgres@127.0.0.1:5432/heights_load
+    PYTHONPATH=platform:build/compiled .venv/bin/python loadtests/platform/cpu.py \\
+        --manifest loadtests/results/platform-manifest.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+THROTTLE = "1000000/min"
+
+
+def _setup() -> Any:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heights_platform.settings")
+    os.environ.setdefault("HEIGHTS_PLATFORM_LOG_LEVEL", "WARNING")
+    os.environ["HEIGHTS_PLATFORM_THROTTLE_ANON"] = THROTTLE
+    os.environ["HEIGHTS_PLATFORM_THROTTLE_USER"] = THROTTLE
+    import django
+
+    django.setup()
+    from django.test import Client
+
+    return Client()
+
+
+def _requests(manifest: dict[str, Any], rng: random.Random) -> list[Callable[[], str]]:
+    ladder, bots, owners = manifest["ladder"], manifest["bots"], manifest["owners"]
+
+    def leaderboard() -> str:
+        return f"/api/v1/ladders/{ladder}/leaderboard/?order={rng.choice(('elo', 'conservative'))}"
+
+    def replay_list() -> str:
+        queries = ["", f"?ladder={ladder}", f"?bot={rng.choice(bots)}"]
+        queries += [f"?winner={rng.choice(bots)}", f"?owner={rng.choice(owners)}&kind=ladder"]
+        return f"/api/v1/replays/{rng.choice(queries)}"
+
+    def replay_step() -> str:
+        replay_id, steps = rng.choice(manifest["replays"])
+        viewer = rng.choice(("public", "public", "0", "1", "2", "3"))
+        return f"/api/v1/replays/{replay_id}/steps/{rng.randint(0, steps)}/?viewer={viewer}"
+
+    return [leaderboard] * 2 + [replay_list] * 2 + [replay_step] * 6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--manifest", type=Path, required=True, help="the seed's manifest")
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    client = _setup()
+    rng = random.Random(args.seed)
+    mix = _requests(json.loads(args.manifest.read_text()), rng)
+    for _warm_then_measured in range(2):
+        spent: dict[str, list[float]] = {}
+        for _ in range(args.requests):
+            kind = rng.choice(mix)
+            start = time.process_time()
+            response = client.get(kind())
+            spent.setdefault(kind.__name__, []).append(time.process_time() - start)
+            if response.status_code != 200:
+                raise SystemExit(f"{kind.__name__}: HTTP {response.status_code}")
+    times = [t for row in spent.values() for t in row]
+    row = {name: round(sum(t) * 1000 / len(t), 2) for name, t in sorted(spent.items())}
+    row["mix"] = round(sum(times) * 1000 / len(times), 2)
+    print("CPU ms a request: " + "  ".join(f"{k}={v}" for k, v in row.items()))
+    print(json.dumps({"cpu_ms_per_request": row, "requests": args.requests}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
