@@ -200,3 +200,22 @@ def test_matchmaking_candidates_from_entries(
     assert sorted(game) == sorted([entries[0].pk, entries[2].pk])
     assert matchmaking.games_pick(candidates=candidates[:2], players=2, games=5, seed=1) == []
     assert matchmaking.games_pick(candidates=candidates, players=2, games=0, seed=1) == []
+
+
+def test_every_ladder_page_renders_in_the_browsable_api(
+    api: APIClient,
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    ladder: Ladder,
+) -> None:
+    bot = make_active_bot(make_user())
+    ladder_join(ladder=ladder, bot=bot)
+    for path in (
+        "/api/v1/ladders/",
+        "/api/v1/ladders/duel/",
+        "/api/v1/ladders/duel/leaderboard/",
+        f"/api/v1/ladders/duel/bots/{bot.pk}/history/",
+    ):
+        page = api.get(path, HTTP_ACCEPT="text/html")
+        assert page.status_code == 200, (path, page.content[:300])
+        assert page["Content-Type"].startswith("text/html")
