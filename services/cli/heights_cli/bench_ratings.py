@@ -85,25 +85,16 @@ def games(count: int, bots: int, seed: int) -> list[tuple[list[int], list[int]]]
 
 
 def computation(count: int, bots: int, seed: int) -> dict[str, Any]:
-    from heights_platform.competition.elo import elo_update
-    from heights_platform.competition.plackett_luce import Rating, pl_update
-
     played = games(count, bots, seed)
-    elo = dict.fromkeys(range(bots), 1500.0)
-    pl = {b: Rating(mu=25.0, sigma=25.0 / 3) for b in range(bots)}
     start = time.perf_counter()
-    for seats, ranks in played:
-        by_seat = dict(enumerate(ranks))
-        after = elo_update({s: elo[b] for s, b in enumerate(seats)}, by_seat).ratings_after()
-        rated = pl_update({s: pl[b] for s, b in enumerate(seats)}, by_seat)
-        for s, b in enumerate(seats):
-            elo[b], pl[b] = after[s], rated[s]
+    ratings = _in_memory(played, bots)
     seconds = time.perf_counter() - start
+    elos = [elo for elo, _, _ in ratings]
     return {
         "results": count,
         "seconds": round(seconds, 3),
         "results_per_sec": round(count / seconds),
-        "elo_spread": round(max(elo.values()) - min(elo.values()), 1),
+        "elo_spread": round(max(elos) - min(elos), 1),
     }
 
 
