@@ -21,6 +21,7 @@ from heights_platform.matches.models import Match
 from heights_platform.matches.selectors import SeatFilters, seats_prefetch
 from heights_platform.replays import stepping
 from heights_platform.replays.models import Replay, ReplayCheckpoint
+from heights_rules.actions import action_text
 from heights_rules.errors import ReplayError
 from heights_rules.observation import PUBLIC
 from heights_rules.replay import Replay as ReplayRecord
@@ -152,7 +153,7 @@ def replay_step(*, replay: Replay, step: int, viewer: int = PUBLIC) -> dict[str,
     if view.action is not None:
         action = {
             "id": view.action,
-            "text": stepping.action_text(view.action),
+            "text": action_text(view.action),
             "actor": stepping.actor_label(view.actor),
         }
     return {

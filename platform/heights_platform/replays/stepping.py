@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from heights_rules.actions import Action
 from heights_rules.errors import ActionError, ReplayError
 from heights_rules.observation import PUBLIC
 from heights_rules.replay import Replay as ReplayRecord
@@ -211,10 +210,6 @@ def observation_of(state: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
     view = state.observation(viewer)
     view.pop("infoset", None)
     return view
-
-
-def action_text(action: int) -> str:
-    return Action.from_id(action).text()
 
 
 def actor_label(actor: int) -> int | str:

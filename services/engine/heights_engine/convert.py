@@ -14,7 +14,8 @@ from heights_engine.errors import invalid
 from heights_engine.proto import engine_service_pb2 as service_pb
 from heights_engine.proto import game_pb2 as pb
 from heights_engine.views import Step, View
-from heights_rules import Action, GameConfig, Outcome, RuleOptions
+from heights_rules import GameConfig, Outcome, RuleOptions
+from heights_rules.actions import action_text
 from heights_rules.replay import Verification
 
 MAX_OPTIONS_JSON = 4096
@@ -54,14 +55,8 @@ def _options_json(options: RuleOptions) -> str:
     return _json(options.to_dict())
 
 
-@functools.cache
-def _action_text(action_id: int) -> str:
-    """An action's canonical text; ids are a fixed, bounded set, so each is built once."""
-    return Action.from_id(action_id).text()
-
-
 def action_to_proto(action_id: int) -> pb.Action:
-    return pb.Action(id=action_id, text=_action_text(action_id))
+    return pb.Action(id=action_id, text=action_text(action_id))
 
 
 def step_to_proto(step: Step) -> pb.Step:

@@ -238,6 +238,18 @@ def split_id(action_id: int) -> tuple[ActionKind, int]:
     return kind, action_id - OFFSETS[kind]
 
 
+# Texts by id: the ids are a fixed, bounded set, and every view lists ~30 of them.
+_TEXTS: dict[int, str] = {}
+
+
+def action_text(action_id: int) -> str:
+    """The canonical text of a valid id, built once per id (InvalidActionError otherwise)."""
+    text = _TEXTS.get(action_id)
+    if text is None:
+        text = _TEXTS[action_id] = Action.from_id(action_id).text()
+    return text
+
+
 def action_id(kind: ActionKind, arg: int = 0) -> int:
     """The id of (kind, arg) without building an Action (the engine's hot path)."""
     return OFFSETS[kind] + arg

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from heights_rules.actions import Action
+from heights_rules.actions import action_text
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import CUBES, MEEPLES, N_BUCKETS, SCORES, Bucket, lower
 from heights_rules.economy import MISC
@@ -122,19 +122,8 @@ def observation(s: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
         "infoset": infoset(s, viewer),
     }
     if to_move == viewer or (viewer == PUBLIC and to_move >= 0):
-        view["legal"] = [{"id": a, "text": _action_text(a)} for a in s.legal_actions()]
+        view["legal"] = [{"id": a, "text": action_text(a)} for a in s.legal_actions()]
     return view
-
-
-# Action texts by id: the ids are a fixed, bounded set, and every view lists ~30.
-_ACTION_TEXTS: dict[int, str] = {}
-
-
-def _action_text(action: int) -> str:
-    text = _ACTION_TEXTS.get(action)
-    if text is None:
-        text = _ACTION_TEXTS[action] = Action.from_id(action).text()
-    return text
 
 
 def _player_view(s: GameState, p: int, viewer: int) -> dict[str, Any]:
@@ -216,7 +205,8 @@ def _map_view(s: GameState) -> dict[str, Any]:
     tiles = s.catalogue.tiles
     spaces = []
     for space, static in zip(geo.land_spaces, _static_cells(s), strict=True):
-        cell = dict(static)  # callers may edit their view; the cache stays as built
+        # A copy, so a caller may edit its cells; the nested zoning stays shared, read-only.
+        cell = dict(static)
         spaces.append(cell)
         tile = s.on_cell[space]
         if tile >= 0:
