@@ -41,3 +41,28 @@ def test_redis_urls_pass_through_with_a_key_prefix() -> None:
     settings = celery_broker_settings("redis://127.0.0.1:6379/0", prefix="arena-a:")
     assert settings["broker_url"] == "redis://127.0.0.1:6379/0"
     assert settings["broker_transport_options"] == {"global_keyprefix": "arena-a:"}
+
+
+def test_one_senders_messages_stay_in_order_within_a_clock_tick(tmp_path: Path) -> None:
+    with _connection(tmp_path) as conn:
+        queue = conn.SimpleQueue("matches")
+        for i in range(200):  # many to a millisecond: the order must not rest on chance
+            queue.put({"n": i})
+        got = [queue.get(timeout=1) for _ in range(200)]
+        assert [m.payload["n"] for m in got] == list(range(200))
+        for message in got:
+            message.ack()
+        queue.close()
+
+
+def test_a_second_broker_folder_in_one_process_receives_its_messages(tmp_path: Path) -> None:
+    # kombu shares declared bindings across filesystem connections; a second folder was
+    # taken as bound and its messages routed nowhere.
+    for name in ("first", "second"):
+        with _connection(tmp_path / name) as conn:
+            queue = conn.SimpleQueue("matches")
+            queue.put({"folder": name})
+            message = queue.get(timeout=1)
+            assert message.payload == {"folder": name}
+            message.ack()
+            queue.close()

@@ -9,22 +9,41 @@ is written beside the folder and renamed into it, which is atomic on one file sy
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from kombu.transport import filesystem
+from kombu.transport import filesystem, virtual
 from kombu.utils.json import dumps
 
 FILE_SCHEME = "file://"
 
 
+_last_stamp = 0
+
+
+def _stamp() -> int:
+    """Wall-clock nanoseconds, strictly increasing within this process.
+
+    kombu reads the folder in name order, so a name that starts with this keeps one
+    sender's messages first in, first out, even when two share a clock tick or the clock
+    steps back (a millisecond stamp with a random tie-break once put 4 before 3).
+    """
+    global _last_stamp  # noqa: PLW0603 (one counter per process, by design)
+    with _stamp_lock:
+        _last_stamp = max(time.time_ns(), _last_stamp + 1)
+        return _last_stamp
+
+
+_stamp_lock = threading.Lock()
+
+
 class AtomicFilesystemChannel(filesystem.Channel):
     # kombu's stubs give its two base classes incompatible `_put` signatures.
     def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
-        # Wall-clock milliseconds first: kombu reads the folder in name order (FIFO).
-        name = f"{time.time_ns() // 1_000_000}_{uuid.uuid4()}.{queue}.msg"
+        name = f"{_stamp()}_{uuid.uuid4()}.{queue}.msg"  # 19 digits until 2286
         staging = Path(f"{self.data_folder_out.rstrip('/')}.staging")
         staging.mkdir(parents=True, exist_ok=True)
         part = staging / name
@@ -34,6 +53,15 @@ class AtomicFilesystemChannel(filesystem.Channel):
 
 class AtomicFilesystemTransport(filesystem.Transport):
     Channel = AtomicFilesystemChannel
+    # kombu keeps one set of declared bindings for every filesystem connection in a
+    # process, so a second broker folder was taken as bound already: its exchange file
+    # was never written and what was sent to it was routed nowhere. One set per folder.
+    _states: ClassVar[dict[str, virtual.BrokerState]] = {}
+
+    def __init__(self, client: Any, **kwargs: Any) -> None:
+        super().__init__(client, **kwargs)
+        folder = os.path.abspath(client.transport_options.get("control_folder", "control"))
+        self.state = self._states.setdefault(folder, virtual.BrokerState())
 
 
 def default_broker_dir() -> Path:
