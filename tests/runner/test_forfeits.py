@@ -154,3 +154,18 @@ def test_nothing_a_bot_started_survives_the_match(tmp_path: Path) -> None:
     result = _match(OUTLIVER, tmp_path)
     assert all(seat.forfeit is None for seat in result.seats)
     assert _survivors() == []
+
+
+def test_a_crash_forfeit_carries_the_bots_last_words(tmp_path: Path) -> None:
+    result = _match(START_CASES["crashes_at_start"][0], tmp_path)
+    forfeit = result.seats[0].forfeit
+    assert forfeit is not None
+    assert forfeit.detail.endswith("stderr: RuntimeError: broken on purpose"), forfeit.detail
+    assert "exited with status 1" in forfeit.detail
+
+
+def test_a_mid_game_exit_says_how_it_ended_once(tmp_path: Path) -> None:
+    result = _match(PLAYS.format(body="        raise SystemExit(3)"), tmp_path)
+    forfeit = result.seats[0].forfeit
+    assert forfeit is not None
+    assert forfeit.detail.count("exited with status 3") == 1, forfeit.detail

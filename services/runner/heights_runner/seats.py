@@ -151,8 +151,13 @@ class Seat:
 
     # -------------------------------------------------------------- faults
     def _fault_detail(self, err: sandbox.BotFault) -> str:
-        info = self._process.exit_info() if self._process is not None else None
-        return f"{err}" + (f" ({info})" if info else "")
+        """The fault, how the process ended, and its last stderr line (its last words)."""
+        if self._process is None:
+            return str(err)
+        info = self._process.exit_info()
+        detail = f"{err}" + (f" ({info})" if info and info not in str(err) else "")
+        last = self._process.stderr_last_line()
+        return f"{detail}; stderr: {last}" if last else detail
 
     def _fail(self, reason: str, detail: str, step: int) -> None:
         if self.forfeit is None:

@@ -163,6 +163,19 @@ class BotProcess:
         text = kept.decode("utf-8", errors="replace")
         return f"[{dropped} earlier bytes dropped]\n{text}" if dropped > 0 else text
 
+    def stderr_last_line(self, chars: int = 160) -> str:
+        """The last non-empty stderr line of a bot that has ended ("" while it runs).
+
+        A crashing interpreter's last words ("RuntimeError: ...", "Fatal Python error:
+        ...") say why it ended; the drainer is given a moment to read them to the end.
+        """
+        if self._popen.poll() is None:
+            return ""
+        self._drainer.join(timeout=0.5)
+        lines = bytes(self._stderr_kept).decode("utf-8", errors="replace").splitlines()
+        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        return last if len(last) <= chars else last[: chars - 1] + "\u2026"
+
     # -- end ---------------------------------------------------------------------------
     def _gone(self, what: str) -> BotGone:
         with contextlib.suppress(subprocess.TimeoutExpired):
