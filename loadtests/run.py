@@ -30,7 +30,13 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from heights_cli.cpu_usage import busy_seconds, children_seconds, pids_named, process_seconds
+from heights_cli.cpu_usage import (
+    busy_seconds,
+    children_seconds,
+    pids_named,
+    process_seconds,
+    stolen_seconds,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "loadtests"
@@ -175,6 +181,7 @@ def run_locust(config: Config, phase: str, user_class: str, servers: Servers) ->
             process_seconds(pids),
             children_seconds(),
             process_seconds(redis_pids),
+            stolen_seconds(),
         )
 
     before = sample()
@@ -183,7 +190,9 @@ def run_locust(config: Config, phase: str, user_class: str, servers: Servers) ->
     if code not in (0, 1):
         raise SystemExit(f"locust failed with exit code {code}")
     after = sample()
-    wall, busy, server, locust, redis_cpu = (b - a for a, b in zip(before, after, strict=True))
+    wall, busy, server, locust, redis_cpu, stolen = (
+        b - a for a, b in zip(before, after, strict=True)
+    )
     # The machine is shared: what else ran during the phase is part of the result.
     servers.cpu[phase] = {
         "wall_s": round(wall, 1),
@@ -191,6 +200,9 @@ def run_locust(config: Config, phase: str, user_class: str, servers: Servers) ->
         "locust_cores": round(locust / wall, 2),
         "redis_cores": round(max(redis_cpu, 0.0) / wall, 2),
         "other_cores": round(max(busy - server - locust - redis_cpu, 0.0) / wall, 2),
+        # Cores the hypervisor gave to other machines meanwhile: runs with much of this
+        # are not comparable with quiet ones.
+        "stolen_cores": round(stolen / wall, 2),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
     return Path(f"{prefix}_stats.csv")
@@ -276,7 +288,9 @@ def table(results: list[dict[str, Any]]) -> str:
             lines.append(
                 f"{result['config']:<10} {phase:<6} cores used: server {cpu['server_cores']:.2f},"
                 f" locust {cpu['locust_cores']:.2f}, redis {cpu['redis_cores']:.2f},"
-                f" other processes {cpu['other_cores']:.2f}; CPU ms a request: server"
+                f" other processes {cpu['other_cores']:.2f},"
+                f" stolen by the hypervisor {cpu.get('stolen_cores', 0.0):.2f};"
+                " CPU ms a request: server"
                 f" {cpu['server_ms_per_request']:.3f}, locust {cpu['locust_ms_per_request']:.3f},"
                 f" redis {cpu['redis_ms_per_request']:.3f}"
             )

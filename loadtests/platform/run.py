@@ -25,7 +25,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from heights_cli.cpu_usage import busy_seconds, children_seconds, pids_named, process_seconds
+from heights_cli.cpu_usage import (
+    busy_seconds,
+    children_seconds,
+    pids_named,
+    process_seconds,
+    stolen_seconds,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "loadtests" / "platform"
@@ -177,7 +183,14 @@ def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, float]]:
     pids = server.pids()
     load_before = os.getloadavg()
     pg_before = {pid: process_seconds([pid]) for pid in pids_named("postgres")}
-    before = (time.monotonic(), busy_seconds(), process_seconds(pids), 0.0, children_seconds())
+    before = (
+        time.monotonic(),
+        busy_seconds(),
+        process_seconds(pids),
+        0.0,
+        children_seconds(),
+        stolen_seconds(),
+    )
     # Exit code 1 means "some requests failed": the summary says which.
     code = subprocess.run(command, env=child, cwd=ROOT, check=False).returncode
     if code not in (0, 1):
@@ -185,8 +198,17 @@ def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, float]]:
     # Backends started during the run count from zero; those that ended are not counted.
     pg_after = {pid: process_seconds([pid]) for pid in pids_named("postgres")}
     pg_used = sum(max(0.0, s - pg_before.get(pid, 0.0)) for pid, s in pg_after.items())
-    after = (time.monotonic(), busy_seconds(), process_seconds(pids), pg_used, children_seconds())
-    wall, busy, served, database, locust = (b - a for a, b in zip(before, after, strict=True))
+    after = (
+        time.monotonic(),
+        busy_seconds(),
+        process_seconds(pids),
+        pg_used,
+        children_seconds(),
+        stolen_seconds(),
+    )
+    wall, busy, served, database, locust, stolen = (
+        b - a for a, b in zip(before, after, strict=True)
+    )
     # The machine is shared: what else ran during the run is part of the result.
     cpu = {
         "wall_s": round(wall, 1),
@@ -194,6 +216,7 @@ def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, float]]:
         "postgres_cores": round(database / wall, 2),
         "locust_cores": round(locust / wall, 2),
         "other_cores": round(max(busy - served - database - locust, 0.0) / wall, 2),
+        "stolen_cores": round(stolen / wall, 2),  # by the hypervisor, for other machines
         "load_average_1m_before": round(load_before[0], 2),
         "load_average_1m_after": round(os.getloadavg()[0], 2),
     }
@@ -228,7 +251,8 @@ def table(stats: dict[str, dict[str, Any]], cpu: dict[str, float], met: bool) ->
         )
     lines.append(
         f"cores used: server {cpu['server_cores']:.2f}, postgres {cpu['postgres_cores']:.2f}, "
-        f"locust {cpu['locust_cores']:.2f}, other processes {cpu['other_cores']:.2f}; "
+        f"locust {cpu['locust_cores']:.2f}, other processes {cpu['other_cores']:.2f}, "
+        f"stolen by the hypervisor {cpu.get('stolen_cores', 0.0):.2f}; "
         f"load average {cpu['load_average_1m_before']:.2f} -> {cpu['load_average_1m_after']:.2f}"
     )
     verdict = "met" if met else "MISSED"

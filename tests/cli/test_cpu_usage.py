@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 from heights_cli.cpu_usage import tree_seconds
 
@@ -20,3 +21,14 @@ def test_a_tree_counts_the_time_of_children_that_ended_and_were_waited_for() -> 
 
 def test_a_process_that_is_not_there_counts_nothing() -> None:
     assert tree_seconds([2**22 + 1]) == 0.0  # above the kernel's pid_max: never a process
+
+
+def test_the_machine_counters_grow_and_leave_steal_apart() -> None:
+    from heights_cli.cpu_usage import busy_seconds, stolen_seconds
+
+    busy, stolen = busy_seconds(), stolen_seconds()
+    end = time.process_time() + 0.2
+    while time.process_time() < end:
+        pass
+    assert busy_seconds() - busy >= 0.15  # this process's own burn is machine work
+    assert stolen_seconds() >= stolen >= 0.0

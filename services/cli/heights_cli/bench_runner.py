@@ -165,7 +165,7 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
     engine_pids: list[int],
     runners: list[Any],
 ) -> dict[str, Any]:
-    from heights_cli.cpu_usage import busy_seconds, tree_seconds
+    from heights_cli.cpu_usage import busy_seconds, stolen_seconds, tree_seconds
 
     specs = _specs(args.matches, args.seed)
     client.submit(_specs(1, args.seed + 999)[0])  # warm-up: imports, bot cache
@@ -183,14 +183,14 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
     # CPU by part while the batch runs: the workers' trees hold the bots (bubblewrap and
     # the runner wait for theirs, so an ended bot's time lands in its parent's counts).
     cpu0 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds())
-    busy0 = busy_seconds()
+    busy0, stolen0 = busy_seconds(), stolen_seconds()
     start = time.perf_counter()
     for spec in batch:
         client.submit(spec)
     done = client.results(len(batch), timeout=300)
     elapsed = time.perf_counter() - start
     cpu1 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds())
-    busy = busy_seconds() - busy0
+    busy, stolen = busy_seconds() - busy0, stolen_seconds() - stolen0
     engine_s, runners_s, redis_s = (b - a for a, b in zip(cpu0, cpu1, strict=True))
     n = len(done)
     decisions = sum(seat["moves"] for result in done for seat in result["seats"]) / max(1, n)
@@ -209,4 +209,7 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
         "cpu_s_per_match_redis": round(redis_s / n, 3),
         "cpu_s_per_match_rest_of_machine": round((busy - engine_s - runners_s - redis_s) / n, 3),
         "machine_cores_busy": round(busy / elapsed, 2),
+        # On a virtual machine: cores the hypervisor gave to others meanwhile. Numbers
+        # from runs with much of this are not comparable with quiet runs.
+        "machine_cores_stolen": round(stolen / elapsed, 2),
     }

@@ -11,11 +11,24 @@ import resource
 from pathlib import Path
 
 
+def _machine_ticks() -> list[int]:
+    """/proc/stat's first line: user nice system idle iowait irq softirq steal ..."""
+    return [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+
+
 def busy_seconds() -> float:
-    """CPU seconds the whole machine spent busy since boot, from /proc/stat."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds this machine's own work took since boot, from /proc/stat.
+
+    Steal (time the hypervisor gave our virtual CPUs to someone else) is not ours and is
+    left out; `stolen_seconds` reports it.
+    """
+    fields = _machine_ticks()
+    return sum(fields[i] for i in (0, 1, 2, 5, 6)) / os.sysconf("SC_CLK_TCK")
+
+
+def stolen_seconds() -> float:
+    """CPU seconds the hypervisor took from this machine's virtual CPUs since boot."""
+    return _machine_ticks()[7] / os.sysconf("SC_CLK_TCK")
 
 
 def process_seconds(pids: list[int]) -> float:
