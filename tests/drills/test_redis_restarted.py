@@ -76,7 +76,9 @@ def test_matches_survive_a_redis_restart(tmp_path: Path) -> None:
         time.sleep(0.3)
 
         store.stop(signal.SIGKILL)  # mid-game: acknowledged actions must be on disk already
-        time.sleep(0.5)
+        # Down for longer than Celery's default publish retries (~0.6 s): a result sent
+        # meanwhile must wait for Redis, not be dropped.
+        time.sleep(2.0)
         store.start()
 
         results: dict[str, MatchResult] = {}
@@ -86,7 +88,8 @@ def test_matches_survive_a_redis_restart(tmp_path: Path) -> None:
                 result = MatchResult.from_dict(data)
                 results.setdefault(result.match_id, result)  # a re-sent result is the same
         app.close()
-        assert set(results) == {s.match_id for s in specs}, worker.log()[-3000:]
+        missing = {s.match_id for s in specs} - set(results)
+        assert not missing, f"no result for {missing}:\n" + _story(worker.log())
         assert "Connection to broker lost" in worker.log()  # the restart did hit the worker
     finally:
         stack.stop()
@@ -99,3 +102,13 @@ def test_matches_survive_a_redis_restart(tmp_path: Path) -> None:
         assert replay.seed == spec.seed
         check = verify(replay)
         assert check.ok, check
+
+
+def _story(log: str) -> str:
+    """The runner's own lines and every warning or error: what happened to each match."""
+    keep = [
+        line[:400]
+        for line in log.splitlines()
+        if '"heights.runner"' in line or '"level": "WARNING"' in line or '"ERROR"' in line
+    ]
+    return "\n".join(keep[-80:])

@@ -42,6 +42,15 @@ def make_app(settings: RunnerSettings) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # A result is sent as a message: a broker restart while it is sent must delay it,
+        # not lose it. Celery's default gives up after ~0.6 s, then the task fails and its
+        # message is acknowledged; this keeps trying for about two minutes.
+        task_publish_retry_policy={
+            "max_retries": 60,
+            "interval_start": 0.0,
+            "interval_step": 0.5,
+            "interval_max": 2.0,
+        },
         task_default_queue=QUEUE_SHORT,
         task_routes={
             TASK_PLAY_MATCH: {"queue": QUEUE_MATCHES},

@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Protocol
 
 import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from heights_runner.contract import MatchResult
 
 TTL_SECONDS = 7 * 24 * 3600
+RETRIES = 35  # ~1 minute at the 2 s cap
 
 
 class Ledger(Protocol):
@@ -30,7 +33,14 @@ class Ledger(Protocol):
 
 class RedisLedger:
     def __init__(self, url: str, prefix: str = "heights:runner:result:") -> None:
-        self._redis = redis.Redis.from_url(url)
+        # A Redis restart must delay a result, not fail the task that holds it (which
+        # would acknowledge the match unrecorded): keep trying for about a minute. A SET
+        # retried after its reply was lost finds its own value, which `put` returns.
+        self._redis = redis.Redis.from_url(
+            url,
+            retry=Retry(ExponentialBackoff(cap=2.0, base=0.1), RETRIES),
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+        )
         self._prefix = prefix
 
     def get(self, match_id: str) -> MatchResult | None:

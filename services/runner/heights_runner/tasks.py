@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 from celery import Task
+from kombu.exceptions import OperationalError
 
 from heights_runner.celery_app import app
 from heights_runner.contract import (
@@ -94,15 +95,39 @@ def run_spec(spec: MatchSpec) -> MatchResult:
     return ledger.put(result)
 
 
-@app.task(
-    name=TASK_PLAY_MATCH,
-    bind=True,
-    acks_late=True,
-    autoretry_for=(EngineUnavailableError,),
-    retry_backoff=2,
-    retry_backoff_max=60,
-    max_retries=_settings().max_retries,
-)
+# Waits between attempts of a match whose engine was unavailable: 2, 4, 8 ... 60 s.
+RETRY_FIRST_S = 2.0
+RETRY_MAX_S = 60.0
+
+
+def run_spec_retrying(spec: MatchSpec, retries: int) -> MatchResult:
+    """`run_spec`, played again from the start while the engine is unavailable.
+
+    The retries happen inside the task, its message still unacknowledged: Celery's own
+    retry publishes a new message, and when the broker is what went down (a Redis
+    restart takes the engine's store with it) that publish fails and Celery drops the
+    match (`Reject(requeue=False)`). A worker that dies while waiting hands the match
+    back like any other.
+    """
+    wait = RETRY_FIRST_S
+    for attempt in range(retries + 1):
+        try:
+            return run_spec(spec)
+        except EngineUnavailableError as err:
+            if attempt == retries:
+                break
+            log.warning(
+                "engine unavailable; the match starts again in %.0f s: %s",
+                wait,
+                err,
+                extra={"match_id": spec.match_id, "attempt": attempt + 1},
+            )
+            time.sleep(wait)
+            wait = min(wait * 2, RETRY_MAX_S)
+    return _ledger().put(failed_result(spec, "engine service unavailable"))
+
+
+@app.task(name=TASK_PLAY_MATCH, bind=True, acks_late=True)
 def play_match_task(self: Task[Any, Any], spec_data: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
     try:
@@ -110,17 +135,17 @@ def play_match_task(self: Task[Any, Any], spec_data: dict[str, Any]) -> dict[str
     except (KeyError, TypeError, ValueError) as err:
         log.error("malformed match spec: %s", err)
         return {"status": "rejected", "error": str(err)}
-    log.info("match started", extra={"match_id": spec.match_id, "attempt": self.request.retries})
+    log.info("match started", extra={"match_id": spec.match_id})
     if spec.reply_to:
-        # The platform shows the match as running; only a hint (results are what count).
-        app.send_task(TASK_MATCH_STARTED, args=[spec.match_id], queue=QUEUE_RESULTS)
-    try:
-        result = run_spec(spec)
-    except EngineUnavailableError:
-        if self.request.retries >= (self.max_retries or 0):
-            result = _ledger().put(failed_result(spec, "engine service unavailable"))
-        else:
-            raise
+        # The platform shows the match as running; only a hint (results are what count),
+        # so a broker that cannot take it does not stop the match.
+        try:
+            app.send_task(
+                TASK_MATCH_STARTED, args=[spec.match_id], queue=QUEUE_RESULTS, retry=False
+            )
+        except OperationalError as err:  # what Celery makes of a broker connection error
+            log.warning("could not send the match-started hint: %s", err)
+    result = run_spec_retrying(spec, _settings().max_retries)
     if spec.reply_to:
         app.send_task(spec.reply_to, args=[result.to_dict()], queue=QUEUE_RESULTS)
     log.info(
