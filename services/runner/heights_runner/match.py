@@ -99,7 +99,12 @@ def _seat_result(seat: Seat, rank: int, score: int) -> SeatResult:
     if forfeit is not None:
         log.info(
             "seat forfeited",
-            extra={"seat": seat.seat, "reason": forfeit.reason, "step": forfeit.step},
+            extra={
+                "seat": seat.seat,
+                "reason": forfeit.reason,
+                "step": forfeit.step,
+                "detail": forfeit.detail,
+            },
         )
     return SeatResult(
         seat=seat.seat,
