@@ -6,8 +6,9 @@ runner's embedded file broker (`heights_runner.broker`), so a newcomer needs no 
 Matches are sent by task name (`send_task`); the platform never imports runner tasks.
 
 The platform worker consumes the `results` and `platform` queues and runs beat, which
-schedules ladder matchmaking every `HEIGHTS_PLATFORM_MATCHMAKING_SECONDS` (default 30)
-and the tournaments' safety-net tick every minute (`heights platform worker --beat`):
+schedules ladder matchmaking every `HEIGHTS_PLATFORM_MATCHMAKING_SECONDS` (default 30),
+the tournaments' safety-net tick every minute, and every minute the re-sending of
+matches that waited too long for the runner (`heights platform worker --beat`):
 
     celery -A heights_platform.celery_app worker -Q results,platform -B
 """
@@ -36,6 +37,7 @@ log = logging.getLogger("heights.platform.celery")
 QUEUE_PLATFORM = "platform"
 TASK_LADDER_MATCHMAKE = "heights_platform.ladder_matchmake"
 TASK_TOURNAMENTS_TICK_DUE = "heights_platform.tournaments_tick_due"
+TASK_MATCHES_RESEND_STALLED = "heights_platform.matches_resend_stalled"
 
 
 def _broker_settings(url: str) -> dict[str, Any]:
@@ -78,6 +80,7 @@ def make_app(broker_url: str) -> Celery:
                 "schedule": matchmaking_seconds(),
             },
             "tournaments-tick-due": {"task": TASK_TOURNAMENTS_TICK_DUE, "schedule": 60.0},
+            "matches-resend-stalled": {"task": TASK_MATCHES_RESEND_STALLED, "schedule": 60.0},
         },
         worker_hijack_root_logger=False,
     )

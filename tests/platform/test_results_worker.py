@@ -75,4 +75,7 @@ def test_celery_app_configuration() -> None:
     schedule = conf.beat_schedule["ladder-matchmake"]
     assert schedule["task"] == "heights_platform.ladder_matchmake"
     assert schedule["schedule"] == 30.0
+    app.loader.import_default_modules()  # conf.imports: the platform's task modules
+    for entry in conf.beat_schedule.values():  # beat only schedules tasks a worker knows
+        assert entry["task"] in app.tasks, entry
     app.close()

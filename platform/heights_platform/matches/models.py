@@ -50,6 +50,9 @@ class Match(models.Model):
     # Match order for ratings: results apply in the order matches finished.
     finished_seq = models.BigIntegerField(null=True, blank=True, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the match was last handed to the broker (null: never, e.g. a broker outage
+    # at creation); `matches_resend_stalled` uses it to re-send at most once a period.
+    sent_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from heights_platform.bots.models import BotVersion
@@ -102,6 +102,47 @@ def match_enqueue(*, match: Match) -> None:
     app.send_task(
         TASK_PLAY_MATCH, args=[spec.to_dict()], queue=QUEUE_MATCHES, task_id=str(match.pk)
     )
+    Match.objects.filter(pk=match.pk).update(sent_at=timezone.now())
+
+
+# How long a match may wait for the runner before it is sent again: a match whose
+# message never reached the broker (an outage at creation) goes again after a minute; one
+# that was sent, after an hour queued (the runner's visibility timeout) or two running.
+# Re-sending is harmless: the task id is the match id, the runner's ledger re-sends a
+# known result instead of playing again, and recording a result is idempotent.
+RESEND_UNSENT_AFTER = timedelta(minutes=1)
+RESEND_QUEUED_AFTER = timedelta(hours=1)
+RESEND_RUNNING_AFTER = timedelta(hours=2)
+
+
+def matches_resend_stalled(
+    *,
+    unsent_after: timedelta = RESEND_UNSENT_AFTER,
+    queued_after: timedelta = RESEND_QUEUED_AFTER,
+    running_after: timedelta = RESEND_RUNNING_AFTER,
+    limit: int = 500,
+) -> list[Match]:
+    """Send again the matches that have waited too long for the runner (oldest first).
+
+    A match is sent again at most once per period: `sent_at` moves on with each send.
+    A broker that is still away raises; what was sent before it stays sent.
+    """
+    now = timezone.now()
+    never_sent = Q(sent_at__isnull=True, created_at__lt=now - unsent_after)
+    queued = Q(status=Match.Status.QUEUED) & (never_sent | Q(sent_at__lt=now - queued_after))
+    running = Q(status=Match.Status.RUNNING, sent_at__lt=now - running_after) & Q(
+        started_at__lt=now - running_after
+    )
+    stalled = list(Match.objects.filter(queued | running).order_by("created_at")[:limit])
+    for match in stalled:
+        log.warning(
+            "sending match %s again (%s since %s)",
+            match.pk,
+            match.status,
+            match.sent_at or match.created_at,
+        )
+        match_enqueue(match=match)
+    return stalled
 
 
 def match_create(

@@ -8,7 +8,12 @@ from typing import Any
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from heights_platform.matches.services import match_mark_running, match_result_record
+from heights_platform.celery_app import TASK_MATCHES_RESEND_STALLED
+from heights_platform.matches.services import (
+    match_mark_running,
+    match_result_record,
+    matches_resend_stalled,
+)
 from heights_runner.contract import TASK_MATCH_STARTED, TASK_RECORD_RESULT, MatchResult
 
 log = logging.getLogger(__name__)
@@ -38,3 +43,9 @@ def record_match_result(result: dict[str, Any]) -> None:
 def record_match_started(match_id: str) -> None:
     """The runner began playing a match: queued -> running (never moves a match back)."""
     match_mark_running(match_id=match_id)
+
+
+@shared_task(name=TASK_MATCHES_RESEND_STALLED, acks_late=True, ignore_result=True)
+def resend_stalled_matches() -> int:
+    """Beat's safety net: a match whose message was lost goes to the runner again."""
+    return len(matches_resend_stalled())
