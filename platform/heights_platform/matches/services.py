@@ -30,6 +30,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 
 from heights_platform.bots.models import BotVersion
 from heights_platform.common.errors import ApiError
@@ -107,11 +108,13 @@ def match_enqueue(*, match: Match) -> None:
 
 # How long a match may wait for the runner before it is sent again: a match whose
 # message never reached the broker (an outage at creation) goes again after a minute; one
-# that was sent, after an hour queued (the runner's visibility timeout) or two running.
+# that was sent, after six hours queued (a message lost by the broker; a shorter wait
+# would copy a long but healthy backlog) or two hours running (the runner's visibility
+# timeout, one hour, has then passed: its result was lost).
 # Re-sending is harmless: the task id is the match id, the runner's ledger re-sends a
 # known result instead of playing again, and recording a result is idempotent.
 RESEND_UNSENT_AFTER = timedelta(minutes=1)
-RESEND_QUEUED_AFTER = timedelta(hours=1)
+RESEND_QUEUED_AFTER = timedelta(hours=6)
 RESEND_RUNNING_AFTER = timedelta(hours=2)
 
 
@@ -125,7 +128,8 @@ def matches_resend_stalled(
     """Send again the matches that have waited too long for the runner (oldest first).
 
     A match is sent again at most once per period: `sent_at` moves on with each send.
-    A broker that is still away raises; what was sent before it stays sent.
+    A broker that is still away raises; what was sent before it stays sent. A match
+    that cannot be sent for another reason is logged and skipped.
     """
     now = timezone.now()
     never_sent = Q(sent_at__isnull=True, created_at__lt=now - unsent_after)
@@ -134,6 +138,7 @@ def matches_resend_stalled(
         started_at__lt=now - running_after
     )
     stalled = list(Match.objects.filter(queued | running).order_by("created_at")[:limit])
+    sent = []
     for match in stalled:
         log.warning(
             "sending match %s again (%s since %s)",
@@ -141,8 +146,16 @@ def matches_resend_stalled(
             match.status,
             match.sent_at or match.created_at,
         )
-        match_enqueue(match=match)
-    return stalled
+        try:
+            match_enqueue(match=match)
+        except OperationalError:
+            raise  # the broker is away: the next tick tries them all again
+        except Exception:
+            # One match that cannot be sent (its spec broken) must not hold up the rest.
+            log.exception("could not send match %s again", match.pk)
+            continue
+        sent.append(match)
+    return sent
 
 
 def match_create(

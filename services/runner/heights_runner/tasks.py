@@ -7,7 +7,6 @@ import time
 from functools import cache
 from typing import Any
 
-from celery import Task
 from kombu.exceptions import OperationalError
 
 from heights_runner.celery_app import app
@@ -98,23 +97,27 @@ def run_spec(spec: MatchSpec) -> MatchResult:
 # Waits between attempts of a match whose engine was unavailable: 2, 4, 8 ... 60 s.
 RETRY_FIRST_S = 2.0
 RETRY_MAX_S = 60.0
+RETRY_SCHEDULE_S = 120.0  # the default 5 retries wait 62 s, plus the attempts themselves
 
 
-def run_spec_retrying(spec: MatchSpec, retries: int) -> MatchResult:
+def run_spec_retrying(spec: MatchSpec, retries: int, within_s: float) -> MatchResult:
     """`run_spec`, played again from the start while the engine is unavailable.
 
     The retries happen inside the task, its message still unacknowledged: Celery's own
     retry publishes a new message, and when the broker is what went down (a Redis
     restart takes the engine's store with it) that publish fails and Celery drops the
     match (`Reject(requeue=False)`). A worker that dies while waiting hands the match
-    back like any other.
+    back like any other. No attempt starts after `within_s` seconds: the broker hands
+    an unacknowledged message to another worker after its visibility timeout, and the
+    same match would then be played twice at once.
     """
+    deadline = time.monotonic() + within_s
     wait = RETRY_FIRST_S
     for attempt in range(retries + 1):
         try:
             return run_spec(spec)
         except EngineUnavailableError as err:
-            if attempt == retries:
+            if attempt == retries or time.monotonic() + wait > deadline:
                 break
             log.warning(
                 "engine unavailable; the match starts again in %.0f s: %s",
@@ -127,8 +130,8 @@ def run_spec_retrying(spec: MatchSpec, retries: int) -> MatchResult:
     return _ledger().put(failed_result(spec, "engine service unavailable"))
 
 
-@app.task(name=TASK_PLAY_MATCH, bind=True, acks_late=True)
-def play_match_task(self: Task[Any, Any], spec_data: dict[str, Any]) -> dict[str, Any]:
+@app.task(name=TASK_PLAY_MATCH, acks_late=True)
+def play_match_task(spec_data: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
     try:
         spec = MatchSpec.from_dict(spec_data)
@@ -145,7 +148,12 @@ def play_match_task(self: Task[Any, Any], spec_data: dict[str, Any]) -> dict[str
             )
         except OperationalError as err:  # what Celery makes of a broker connection error
             log.warning("could not send the match-started hint: %s", err)
-    result = run_spec_retrying(spec, _settings().max_retries)
+    settings = _settings()
+    # Retries stop well inside the visibility timeout (half of it), though never before
+    # the default schedule's ~1 minute: a timeout that short (drills) hands any long match
+    # to another worker anyway, and a failed match would count as a draw.
+    within_s = max(settings.visibility_timeout / 2, RETRY_SCHEDULE_S)
+    result = run_spec_retrying(spec, settings.max_retries, within_s)
     if spec.reply_to:
         app.send_task(spec.reply_to, args=[result.to_dict()], queue=QUEUE_RESULTS)
     log.info(

@@ -1,0 +1,85 @@
+"""A match whose engine is unavailable is played again inside its task, with growing
+waits, and never past its deadline (the broker would hand it to a second worker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from heights_runner import tasks
+from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec
+from heights_runner.engines import EngineUnavailableError
+from heights_runner.ledger import FolderLedger
+
+SPEC = MatchSpec("retry-1", 7, tuple(SeatSpec(f"s{i}", BotRef.builtin("random")) for i in (0, 1)))
+
+
+class Clock:
+    """time.monotonic and time.sleep for the task module: sleeping moves the clock."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.waits: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Clock:
+    fake = Clock()
+    monkeypatch.setattr(tasks, "time", fake)
+    monkeypatch.setattr(tasks, "_ledger", lambda: FolderLedger(tmp_path))
+    return fake
+
+
+def _engine_down_for(monkeypatch: pytest.MonkeyPatch, failures: int, clock: Clock) -> list[float]:
+    """run_spec fails `failures` times (each attempt takes 1 s), then plays; returns the
+    clock's times of the attempts."""
+    attempts: list[float] = []
+
+    def run_spec(spec: MatchSpec) -> MatchResult:
+        attempts.append(clock.now)
+        clock.now += 1.0
+        if len(attempts) <= failures:
+            raise EngineUnavailableError("engine service: connection refused")
+        return MatchResult(spec.match_id, "finished", spec.seed, "c")
+
+    monkeypatch.setattr(tasks, "run_spec", run_spec)
+    return attempts
+
+
+def test_the_match_is_played_again_after_growing_waits(
+    monkeypatch: pytest.MonkeyPatch, clock: Clock
+) -> None:
+    attempts = _engine_down_for(monkeypatch, 3, clock)
+    result = tasks.run_spec_retrying(SPEC, retries=5, within_s=1800)
+    assert result.status == "finished"
+    assert clock.waits == [2.0, 4.0, 8.0]
+    assert len(attempts) == 4
+
+
+def test_after_its_retries_the_match_fails_blaming_no_bot(
+    monkeypatch: pytest.MonkeyPatch, clock: Clock
+) -> None:
+    _engine_down_for(monkeypatch, 99, clock)
+    result = tasks.run_spec_retrying(SPEC, retries=7, within_s=1800)
+    assert (result.status, result.error) == ("failed", "engine service unavailable")
+    assert result.seats == ()
+    assert clock.waits == [2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]  # capped at a minute
+
+
+def test_no_attempt_starts_after_the_deadline(
+    monkeypatch: pytest.MonkeyPatch, clock: Clock
+) -> None:
+    start = clock.now
+    attempts = _engine_down_for(monkeypatch, 99, clock)
+    result = tasks.run_spec_retrying(SPEC, retries=50, within_s=100)
+    assert result.status == "failed"
+    assert clock.waits == [2.0, 4.0, 8.0, 16.0, 32.0]  # the next, 60 s, would pass 100 s
+    assert max(attempts) - start <= 100
