@@ -1,6 +1,5 @@
 """The `heights` command-line interface."""
 
-import os
-
-# Before anything imports grpc: why, in heights_runner/__init__.py.
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
+# First, before anything imports grpc: the runner turns gRPC's fork support off (why:
+# heights_runner/__init__.py), and every `heights` process may start bots or servers.
+import heights_runner  # noqa: F401

@@ -24,6 +24,7 @@ from heights_rules.state import CHANCE, FLAT_LISTS, NESTED_LISTS, TERMINAL, Game
 
 PUBLIC = -1  # the spectator's viewpoint
 HIDDEN = -1  # a hidden Target in an infoset
+_REBUILT = ("piles", "targets")  # made afresh below, redacted: not worth copying first
 
 
 def infoset(s: GameState, viewer: int) -> dict[str, Any]:
@@ -35,7 +36,7 @@ def infoset(s: GameState, viewer: int) -> dict[str, Any]:
         if name in data:
             data[name] = list(data[name])
     for name in NESTED_LISTS:
-        if name in data:
+        if name in data and name not in _REBUILT:
             data[name] = [list(row) for row in data[name]]
     data["seed"] = 0
     data["piles"] = [sorted(pile) for pile in s.piles]  # contents are public, order is not

@@ -8,5 +8,6 @@ import os
 # then closes before exec: the bot dies of SIGABRT before it runs ("Epoll1Poller ...
 # epoll_wait error: Bad file descriptor"; about 1 start in 300 with a busy channel). The
 # runner never uses a channel across a fork (each worker process makes its own), so the
-# support is turned off. gRPC reads this when it is first imported: see heights_cli too.
+# support is turned off. gRPC reads this when it is first imported, so the CLI and the
+# tests import this package first.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")

@@ -22,6 +22,7 @@ FILE_SCHEME = "file://"
 
 
 _last_stamp = 0
+_stamp_lock = threading.Lock()
 
 
 def _stamp() -> int:
@@ -35,9 +36,6 @@ def _stamp() -> int:
     with _stamp_lock:
         _last_stamp = max(time.time_ns(), _last_stamp + 1)
         return _last_stamp
-
-
-_stamp_lock = threading.Lock()
 
 
 class AtomicFilesystemChannel(filesystem.Channel):

@@ -150,8 +150,8 @@ def play_match_task(spec_data: dict[str, Any]) -> dict[str, Any]:
             log.warning("could not send the match-started hint: %s", err)
     settings = _settings()
     # Retries stop well inside the visibility timeout (half of it), though never before
-    # the default schedule's ~1 minute: a timeout that short (drills) hands any long match
-    # to another worker anyway, and a failed match would count as a draw.
+    # the default schedule has run (RETRY_SCHEDULE_S): a timeout that short (drills) hands
+    # any long match to another worker anyway, and a failed match would count as a draw.
     within_s = max(settings.visibility_timeout / 2, RETRY_SCHEDULE_S)
     result = run_spec_retrying(spec, settings.max_retries, within_s)
     if spec.reply_to:
