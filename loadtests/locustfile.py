@@ -8,6 +8,11 @@ an interceptor reports every call to locust (request type "grpc", name the metho
 Environment (`loadtests/run.py` sets it; see loadtests/README.md):
   LOADTEST_TARGETS  comma-separated host:port of the engine replicas (127.0.0.1 only);
                     each call goes to the next one (client-side round robin)
+  LOADTEST_ROUTING  "call" (default): every call of a game goes to the next replica, so
+                    each replica catches up from the store's log at almost every call
+                    (the worst case, as unary calls on a round_robin channel); "game":
+                    every call of a game goes to the replica its CreateGame went to (as
+                    a stream does, or a channel that stays on one replica)
   LOADTEST_CLIENT   "lean" (default): ApplyAction with omit_view, and the legal actions it
                     returns when the same seat moves again; "view": the full view on
                     every ApplyAction and ListLegalActions before every decision (what a
@@ -125,10 +130,18 @@ class GameUser(User):
             [pb_grpc.EngineServiceStub(c) for c in channels]
         )
         self._lean = os.environ.get("LOADTEST_CLIENT", "lean") != "view"
+        self._per_game = os.environ.get("LOADTEST_ROUTING", "call") == "game"
         self._rng = random.Random()
 
     def _engine(self) -> pb_grpc.EngineServiceStub:
         return next(self._stubs)
+
+    def _router(self) -> Callable[[], pb_grpc.EngineServiceStub]:
+        """Where each call of the next game goes: the next replica, or always the same."""
+        if not self._per_game:
+            return self._engine
+        stub = self._engine()
+        return lambda: stub
 
     @task
     def play_game(self) -> None:
@@ -137,7 +150,8 @@ class GameUser(User):
             self._play()
 
     def _play(self) -> None:
-        created = self._engine().CreateGame(
+        engine = self._router()
+        created = engine().CreateGame(
             pb.CreateGameRequest(
                 request_id=uuid.uuid4().hex, config=game_pb2.GameConfig(players=2)
             ),
@@ -149,12 +163,12 @@ class GameUser(User):
         while to_move != -1:
             token = seat_tokens[to_move]
             if not legal:
-                listed = self._engine().ListLegalActions(
+                listed = engine().ListLegalActions(
                     pb.ListLegalActionsRequest(game_id=game_id, seat_token=token),
                     timeout=TIMEOUT_SECONDS,
                 )
                 sequence, legal = listed.sequence, [a.id for a in listed.actions]
-            reply = self._engine().ApplyAction(
+            reply = engine().ApplyAction(
                 pb.ApplyActionRequest(
                     game_id=game_id,
                     seat_token=token,

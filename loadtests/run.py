@@ -40,7 +40,6 @@ from heights_cli.cpu_usage import (
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "loadtests"
-RESULTS = HERE / "results"
 HOST = "127.0.0.1"  # never anything else
 TARGET_RATIO = 0.6
 TARGET_P99_MS = 50.0
@@ -64,10 +63,16 @@ REDIS_URL = env("LOADTEST_REDIS_URL", f"redis://{HOST}:6379/0")
 SERVER_PYTHONPATH = env("LOADTEST_SERVER_PYTHONPATH", str(ROOT / "build/compiled"))
 SERVER_LOG_LEVEL = env("LOADTEST_SERVER_LOG_LEVEL", "INFO")
 CLIENT = env("LOADTEST_CLIENT", "lean")
+ROUTING = env("LOADTEST_ROUTING", "call")
+RESULTS = Path(env("LOADTEST_RESULTS", str(HERE / "results")))
 
 
-def check_local() -> None:
-    """Refuse to point anything at a host other than 127.0.0.1."""
+def check_settings() -> None:
+    """Refuse a host other than 127.0.0.1, and values the locust users do not know."""
+    if ROUTING not in ("call", "game"):
+        raise SystemExit(f"LOADTEST_ROUTING must be call or game, not {ROUTING!r}")
+    if CLIENT not in ("lean", "view"):
+        raise SystemExit(f"LOADTEST_CLIENT must be lean or view, not {CLIENT!r}")
     host = urlsplit(REDIS_URL).hostname
     if urlsplit(REDIS_URL).scheme != "redis" or host != HOST:
         raise SystemExit(f"LOADTEST_REDIS_URL must be redis://{HOST}:<port>/<db>")
@@ -169,6 +174,7 @@ def run_locust(config: Config, phase: str, user_class: str, servers: Servers) ->
         *("--csv", str(prefix), user_class),
     ]
     child = dict(os.environ, LOADTEST_TARGETS=",".join(targets), LOADTEST_CLIENT=CLIENT)
+    child["LOADTEST_ROUTING"] = ROUTING
     print(f"== {config.name}: {phase} phase ({USERS} users, {SECONDS} s)", flush=True)
     pids = [p.pid for p in servers.processes]
     # Redis works for the servers (each append runs a script there): counted apart.
@@ -309,8 +315,8 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 def main() -> int:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGHUP, _stop)
-    check_local()
-    RESULTS.mkdir(exist_ok=True)
+    check_settings()
+    RESULTS.mkdir(parents=True, exist_ok=True)
     configs = parse_configs(env("LOADTEST_CONFIGS", "memory-1,redis-1,redis-2"))
     results = [measure(config) for config in configs]
     summary = {
@@ -318,6 +324,7 @@ def main() -> int:
         "users": USERS,
         "seconds_per_phase": SECONDS,
         "client": CLIENT,
+        "routing": ROUTING,
         "cpus": os.cpu_count(),
         "times_in": "ms; percentiles as locust rounds them",
         "targets": {"ratio": TARGET_RATIO, "p99_apply_ms": TARGET_P99_MS, "failures": 0},
@@ -325,7 +332,7 @@ def main() -> int:
     }
     (RESULTS / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(table(results))
-    print(f"summary: {(RESULTS / 'summary.json').relative_to(ROOT)}")
+    print(f"summary: {RESULTS / 'summary.json'}")
     return 0
 
 
