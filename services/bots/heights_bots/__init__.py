@@ -5,7 +5,7 @@ legal action id using only what that seat may know. `play_game` plays and record
 game, `run_games` a series with seats rotated.
 """
 
-from heights_bots.bot import BOT_NAMES, Bot, make_bot
+from heights_bots.bot import BOT_NAMES, Bot, make_bot, seat_seed
 from heights_bots.greedy import GreedyBot
 from heights_bots.play import GameRecord, SeriesSummary, play_game, run_games, summarize
 from heights_bots.random_bot import RandomBot
@@ -22,5 +22,6 @@ __all__ = [
     "make_bot",
     "play_game",
     "run_games",
+    "seat_seed",
     "summarize",
 ]

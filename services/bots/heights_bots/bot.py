@@ -48,6 +48,20 @@ def _search(seed: int, **budget: Any) -> Bot:
     return SearchBot(seed, **budget)
 
 
+SEED_SPACE = 2**64  # the rules' generator takes seeds in [0, 2**64)
+
+
+def seat_seed(seed: int, seat: int) -> int:
+    """A built-in bot's own seed for one seat of the match with `seed`.
+
+    Distinct per seat, so two seats of one match play differently, and the same on every
+    run, so a re-run match replays identically. Reduced into the generator's range: match
+    seeds go up to 2**64 (the platform draws them below 2**63), and `seed * 8` alone
+    overflowed it for three seeds in four.
+    """
+    return (seed * 8 + seat) % SEED_SPACE
+
+
 _REGISTRY: dict[str, Callable[..., Bot]] = {
     "random": _random,
     "greedy": _greedy,

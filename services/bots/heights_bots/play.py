@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from heights_bots.bot import Bot, make_bot
+from heights_bots.bot import Bot, make_bot, seat_seed
 from heights_rules.final import Outcome, outcome
 from heights_rules.options import GameConfig
 from heights_rules.replay import Recorder, Replay
@@ -88,7 +88,8 @@ def run_games(
         names = tuple(bot_names[(seat - shift) % n] for seat in range(n))
         gseed = game_seed(seed, index // n if rotate else index)
         bots = [
-            make_bot(name, gseed * 8 + seat, **(budget or {})) for seat, name in enumerate(names)
+            make_bot(name, seat_seed(gseed, seat), **(budget or {}))
+            for seat, name in enumerate(names)
         ]
         started = time.perf_counter()
         state, replay = play_game(config, gseed, bots)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from heights_bots.bot import BOT_NAMES, make_bot
+from heights_bots.bot import BOT_NAMES, make_bot, seat_seed
 from heights_rules.catalogue import DEFAULT_CATALOGUE, load_catalogue
 from heights_rules.observation import from_infoset
 from heights_sdk import Bot, Decision, run
@@ -25,7 +25,7 @@ class BuiltinBot(Bot):
 
     def on_start(self, hello: dict[str, Any]) -> None:
         # Seeded by the match seed and the seat, so a re-run match replays identically.
-        self._bot = make_bot(self.name, self._seed * 8 + self.seat)
+        self._bot = make_bot(self.name, seat_seed(self._seed, self.seat))
         # Load (and validate) the catalogue now, inside the start-up allowance, rather
         # than during the first move's.
         load_catalogue(str(hello.get("catalogue", DEFAULT_CATALOGUE)))

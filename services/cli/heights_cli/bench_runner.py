@@ -42,14 +42,14 @@ def _specs(count: int, seed: int) -> list[Any]:
 
 
 def in_process_seconds(specs: list[Any]) -> list[float]:
-    from heights_bots.bot import make_bot
+    from heights_bots.bot import make_bot, seat_seed
     from heights_bots.play import play_game
     from heights_rules import GameConfig
 
     times = []
     for spec in specs:
         # The same bot seeds as the protocol bots (heights_bots.protocol_main).
-        bots = [make_bot("greedy", spec.seed * 8 + s) for s in range(4)]
+        bots = [make_bot("greedy", seat_seed(spec.seed, s)) for s in range(4)]
         start = time.perf_counter()
         play_game(GameConfig(players=4), spec.seed, bots)
         times.append(time.perf_counter() - start)

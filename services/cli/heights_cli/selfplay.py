@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from heights_bots import BOT_NAMES, make_bot
+from heights_bots import BOT_NAMES, make_bot, seat_seed
 from heights_bots.play import play_game
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_rules import DEFAULT_CATALOGUE, GameConfig, GameState, Score, outcome
@@ -79,7 +79,7 @@ def _bot_names(text: str, seats: int) -> list[str]:
 
 
 def play_one(config: GameConfig, seed: int, names: list[str]) -> GameReport:
-    bots = [make_bot(name, seed=seed * 8 + seat) for seat, name in enumerate(names)]
+    bots = [make_bot(name, seed=seat_seed(seed, seat)) for seat, name in enumerate(names)]
     start = time.perf_counter()
     state, replay = play_game(config, seed, bots)
     replay.seats = [f"{name}#{seat}" for seat, name in enumerate(names)]

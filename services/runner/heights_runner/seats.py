@@ -12,7 +12,7 @@ import contextlib
 import time
 from dataclasses import dataclass, field
 
-from heights_bots.bot import Bot, make_bot
+from heights_bots.bot import Bot, make_bot, seat_seed
 from heights_rules.observation import from_infoset
 from heights_runner import protocol, sandbox
 from heights_runner.contract import Forfeit, MatchSpec, TimeLimits
@@ -140,7 +140,7 @@ class Seat:
 
     def _stand_in_move(self, turn: Turn) -> tuple[int, str]:
         if self._stand_in is None:
-            self._stand_in = make_bot("greedy", self.spec.seed * 8 + self.seat)
+            self._stand_in = make_bot("greedy", seat_seed(self.spec.seed, self.seat))
         state = from_infoset(turn.observation()["infoset"], owned=True)
         action, note = self._stand_in.act_with_note(state, self.seat)
         return action, f"[stand-in greedy] {note}"[: protocol.MAX_DEBUG]
