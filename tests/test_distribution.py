@@ -2,6 +2,7 @@
 
 import importlib
 import importlib.metadata
+import os
 from pathlib import Path
 
 import pytest
@@ -24,3 +25,34 @@ def test_heights_script_runs_cli_main() -> None:
 def test_platform_folder_is_not_a_package() -> None:
     # A package named `platform` would shadow the standard library's module.
     assert not (REPO_ROOT / "platform" / "__init__.py").exists()
+
+
+# Files a package reads at run time that are not Python (templates, static files,
+# component data). Type stubs of generated code are for mypy only.
+SOURCE_ROOTS = [*sorted((REPO_ROOT / "services").glob("*")), REPO_ROOT / "platform"]
+COMPILED = REPO_ROOT / "build" / "compiled"
+
+
+def _data_files() -> list[Path]:
+    found = []
+    for root in SOURCE_ROOTS:
+        for path in root.rglob("*"):
+            if not path.is_file() or path.suffix in (".py", ".pyc", ".pyi"):
+                continue
+            relative = path.relative_to(root)
+            if relative.parts[0].startswith("heights_") and "__pycache__" not in path.parts:
+                found.append(relative)
+    return sorted(found)
+
+
+@pytest.mark.skipif(
+    not COMPILED.is_dir() and not os.environ.get("HEIGHTS_EXPECT_COMPILED"),
+    reason="no build/compiled (make compiled)",
+)
+def test_the_installed_build_carries_every_data_file_of_the_packages() -> None:
+    # The viewer's templates were left out of the build (package data named the wrong
+    # package), so every viewer page was a 500 under `make demo`, `make up` and the image.
+    files = _data_files()
+    assert any(f.suffix == ".html" for f in files)
+    missing = [str(f) for f in files if not (COMPILED / f).is_file()]
+    assert missing == []
