@@ -135,6 +135,15 @@ def test_a_misbehaving_bot_forfeits_mid_game(case: str, tmp_path: Path) -> None:
     _check_forfeit(result, reason)
 
 
+def test_a_timeout_detail_names_the_whole_time_the_bot_had(tmp_path: Path) -> None:
+    # It used to name the allowance left after the bank was charged: "within 0.3 s".
+    body, _ = CASES["sleeps_past_deadline"]
+    result = _match(PLAYS.format(body=body), tmp_path)
+    forfeit = result.seats[0].forfeit
+    assert forfeit is not None
+    assert forfeit.detail == "no answer within 0.8 s (0.3 s move + 0.5 s bank)"
+
+
 @pytest.mark.parametrize("case", sorted(START_CASES))
 def test_a_bot_that_fails_to_start_forfeits_at_step_zero(case: str, tmp_path: Path) -> None:
     source, reason = START_CASES[case]

@@ -118,6 +118,7 @@ class Seat:
             turn, self.spec.limits.move_ms, int(self.clock.bank_ms), patch=self.takes_patches
         )
         start = time.monotonic()
+        bank_ms = max(0.0, self.clock.bank_ms)  # what this move may draw on, for the detail
         try:
             self._process.send(message)
             line = self._process.receive(self.clock.allowance_s())
@@ -125,7 +126,9 @@ class Seat:
             choice = protocol.parse_action(line)
         except sandbox.BotTimeout:
             self.clock.charge((time.monotonic() - start) * 1000.0)
-            self._fail("timeout", f"no answer within {self.clock.allowance_s():.1f} s", turn.step)
+            move_s, bank_s = self.spec.limits.move_ms / 1000.0, bank_ms / 1000.0
+            waited = f"{move_s + bank_s:.1f} s ({move_s:g} s move + {bank_s:.1f} s bank)"
+            self._fail("timeout", f"no answer within {waited}", turn.step)
             return None
         except sandbox.BotFault as err:
             self._fail(err.reason, self._fault_detail(err), turn.step)
