@@ -135,6 +135,20 @@ def test_a_misbehaving_bot_forfeits_mid_game(case: str, tmp_path: Path) -> None:
     _check_forfeit(result, reason)
 
 
+def test_the_seat_result_carries_the_end_of_the_bots_log(tmp_path: Path) -> None:
+    # 100 KiB of log a move: the result keeps the last 64 KiB, and says what it dropped.
+    body = "        sys.stderr.write('x' * 102400 + '\\nmove done\\n'); return d.legal[0].id"
+    result = _match(PLAYS.format(body=body), tmp_path)
+    hostile, builtin = result.seats
+    assert hostile.forfeit is None
+    first, rest = hostile.log.split("\n", 1)
+    assert first.startswith("[")
+    assert first.endswith(" earlier bytes dropped]")
+    assert len(rest.encode()) == 64 * 2**10
+    assert rest.endswith("x\nmove done\n")
+    assert "move done" not in builtin.log
+
+
 def test_a_timeout_detail_names_the_whole_time_the_bot_had(tmp_path: Path) -> None:
     # It used to name the allowance left after the bank was charged: "within 0.3 s".
     body, _ = CASES["sleeps_past_deadline"]

@@ -52,6 +52,11 @@ def test_a_local_match_between_a_file_and_a_builtin(tmp_path: Path) -> None:
     replay = Replay.from_bytes(replay_path.read_bytes())
     assert replay.seed == 7
     assert verify(replay).ok
+    # The bots' logs (stderr) are files beside the replay, not part of the JSON.
+    assert all("log" not in s for s in result["seats"])
+    for seat, log_path in result["log_paths"].items():
+        assert Path(log_path).parent == tmp_path
+        assert Path(log_path).name == f"game.seat{seat}.log"
 
 
 @pytest.mark.parametrize("seed", [2**61, 2**63 - 1, 2**64 - 1])

@@ -155,6 +155,29 @@ class MatchDetailApi(GenericAPIView[Match]):
         return Response(MatchOutputSerializer(match).data)
 
 
+class SeatLogApi(GenericAPIView[MatchSeat]):
+    """What a seat's bot wrote on stderr in this match (its last 64 KiB), for the bot's
+    owner and staff; 404 for anyone else. Empty until the match has finished."""
+
+    @extend_schema_serializer(component_name="SeatLog")
+    class OutputSerializer(serializers.Serializer[Any]):
+        match = serializers.UUIDField()
+        seat = serializers.IntegerField()
+        status = serializers.ChoiceField(choices=Match.Status.choices, help_text="The match's.")
+        log = serializers.CharField(
+            help_text="The bot's stderr; a first line says how many earlier bytes were dropped."
+        )
+
+    serializer_class = OutputSerializer
+
+    def get(self, request: Request, match_id: str, seat: int) -> Response:
+        row, text = selectors.access_seat_log(user=request.user, match_id=match_id, seat=seat)
+        data = {"match": row.match_id, "seat": row.seat, "status": row.match.status, "log": text}
+        response = Response(self.OutputSerializer(data).data)
+        response["Cache-Control"] = "private, no-store"
+        return response
+
+
 def _active_version(bot_id: int) -> BotVersion:
     bot = Bot.objects.select_related("active_version", "owner").filter(pk=bot_id).first()
     if bot is None:

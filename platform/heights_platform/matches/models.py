@@ -87,3 +87,16 @@ class MatchSeat(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["match", "seat"], name="match_seat_once")]
         indexes = [models.Index(fields=["bot_version", "match"])]
+
+
+class SeatLog(models.Model):
+    """What a seat's bot wrote on stderr in its match (the runner keeps the last 64 KiB).
+
+    Apart from `MatchSeat` so that the many reads of seats never load it, and shown only
+    to the bot's owner and staff (`selectors.access_seat_log`).
+    """
+
+    seat = models.OneToOneField(
+        MatchSeat, on_delete=models.CASCADE, primary_key=True, related_name="log"
+    )
+    text = models.TextField()

@@ -8,8 +8,9 @@ from typing import Any, ClassVar
 import django_filters  # type: ignore[import-untyped]  # no stubs published
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
+from heights_platform.bots.selectors import AnyUser, bot_private_visible
 from heights_platform.common.errors import ApiError
-from heights_platform.matches.models import Match, MatchSeat
+from heights_platform.matches.models import Match, MatchSeat, SeatLog
 
 
 def seats_prefetch() -> Prefetch[Any]:
@@ -73,6 +74,23 @@ def access_match_by_id(*, match_id: Any) -> Match:
     if match is None:
         raise ApiError("not_found", "no such match")
     return match
+
+
+def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSeat, str]:
+    """A seat and its bot's log, for the bot's owner and staff; anyone else gets 404.
+
+    "" when the bot wrote nothing, or the match has not finished yet.
+    """
+    row = (
+        MatchSeat.objects.select_related("match", "bot_version__bot")
+        .defer("bot_version__content")
+        .filter(match_id=match_id, seat=seat)
+        .first()
+    )
+    if row is None or not bot_private_visible(user=user, bot=row.bot_version.bot):
+        raise ApiError("not_found", "no such seat log")
+    text = SeatLog.objects.filter(seat=row).values_list("text", flat=True).first()
+    return row, text or ""
 
 
 class SeatFilters(django_filters.FilterSet):  # type: ignore[misc]

@@ -35,7 +35,7 @@ from kombu.exceptions import OperationalError
 from heights_platform.bots.models import BotVersion
 from heights_platform.common.errors import ApiError
 from heights_platform.ladders.models import Ladder
-from heights_platform.matches.models import Match, MatchSeat
+from heights_platform.matches.models import Match, MatchSeat, SeatLog
 from heights_platform.replays.models import Replay, ReplayCheckpoint
 from heights_runner.contract import (
     QUEUE_MATCHES,
@@ -49,6 +49,7 @@ from heights_runner.contract import (
 
 log = logging.getLogger(__name__)
 
+SEAT_LOG_CHARS = 64 * 2**10  # a seat's stderr kept (the runner sends at most 64 KiB)
 SEED_LIMIT = 2**63  # Match.seed is a signed 64-bit column; replays accept [0, 2**64)
 _COMMITMENT_PREFIX = "rolling-heights-seed-v1:"
 # Any constant: the key of the advisory lock that serialises result recording.
@@ -342,6 +343,13 @@ def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
             forfeit_step=row.forfeit_step,
             forfeit_detail=row.forfeit_detail,
         )
+    # PostgreSQL text holds no NUL; a bot may write anything.
+    logs = [
+        SeatLog(seat=seats[r.seat], text=r.log[-SEAT_LOG_CHARS:].replace("\x00", "\ufffd"))
+        for r in results
+        if r.log
+    ]
+    SeatLog.objects.bulk_create(logs, ignore_conflicts=True)
 
 
 def _finish(*, match: Match, result: MatchResult, replay: _CheckedReplay | ValueError) -> None:

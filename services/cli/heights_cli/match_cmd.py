@@ -7,9 +7,12 @@ import json
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heights_cli.options_arg import add_rule_options, parse_rule_options
+
+if TYPE_CHECKING:  # imported when a match runs: the CLI starts without the runner
+    from heights_runner.contract import MatchResult
 
 
 def register(commands: Any) -> None:
@@ -94,8 +97,10 @@ def run_match(args: argparse.Namespace) -> int:
     path = args.replay or Path("var/replays") / f"match-{spec.match_id}.replay.gz"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(result.replay_bytes())
+    logs = _write_logs(result, path)
     if args.json:
-        print(json.dumps(result_summary(result) | {"replay_path": str(path)}, indent=2))
+        extra = {"replay_path": str(path), "log_paths": {s: str(p) for s, p in logs.items()}}
+        print(json.dumps(result_summary(result) | extra, indent=2))
         return 0
     print(
         f"match {spec.match_id}  seed {result.seed}  {result.termination}, {result.rounds} rounds"
@@ -111,7 +116,21 @@ def run_match(args: argparse.Namespace) -> int:
             f"{seat.moves} moves, {seat.think_ms} ms{note}"
         )
     print(f"replay: {path}  (heights verify {path})")
+    for number, log_path in logs.items():
+        print(f"seat {number} log (its stderr): {log_path}")
     return 0
+
+
+def _write_logs(result: MatchResult, replay_path: Path) -> dict[int, Path]:
+    """Each seat's stderr beside the replay (`<replay>.seat<N>.log`), where it wrote any."""
+    written = {}
+    stem = replay_path.name.removesuffix(".gz").removesuffix(".replay")
+    for seat in result.seats:
+        if seat.log:
+            log_path = replay_path.with_name(f"{stem}.seat{seat.seat}.log")
+            log_path.write_text(seat.log, encoding="utf-8")
+            written[seat.seat] = log_path
+    return written
 
 
 def run_tournament(args: argparse.Namespace) -> int:

@@ -151,6 +151,9 @@ class SeatResult:
     moves: int  # decisions the bot itself made
     think_ms: int  # total time the bot took over its decisions, as measured by the runner
     max_move_ms: int
+    # The bot's stderr, its last `Limits.stderr_bytes` (64 KiB): the log its owner reads.
+    # Never shown to others: bots are told replays are public, not that their logs are.
+    log: str = ""
 
 
 @dataclass(frozen=True, slots=True)

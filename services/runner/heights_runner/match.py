@@ -60,10 +60,11 @@ def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy
             if note:
                 notes[turn.step] = note
         finished = engine.finish()
-        result = _result(spec, finished, seats, notes, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        # Ended (and closed) first, so each seat's result carries its whole log.
         for seat in seats:
             seat.end(list(finished.ranks), list(finished.totals), finished.outcome)
-        return result
+        return _result(spec, finished, seats, notes, seconds)
     finally:
         for seat in seats:
             seat.close()
@@ -115,6 +116,7 @@ def _seat_result(seat: Seat, rank: int, score: int) -> SeatResult:
         moves=seat.clock.moves,
         think_ms=round(seat.clock.think_ms),
         max_move_ms=round(seat.clock.max_move_ms),
+        log=seat.stderr,
     )
 
 
@@ -123,7 +125,9 @@ def failed_result(spec: MatchSpec, error: str, seconds: float = 0.0) -> MatchRes
 
 
 def result_summary(result: MatchResult) -> dict[str, Any]:
-    """The result without the replay blob, for logs and `--json` output."""
+    """The result without the replay blob and the bots' logs, for `--json` output."""
     data = result.to_dict()
     data.pop("replay_b64")
+    for seat in data["seats"]:
+        seat.pop("log")
     return data

@@ -93,8 +93,8 @@ class Seat:
 
     def close(self) -> None:
         if self._process is not None:
-            self.stderr = self._process.stderr_text()
             self._process.close()
+            self.stderr = self._process.stderr_text()  # complete: close read it to the end
             self._process = None
 
     # -------------------------------------------------------------- decisions

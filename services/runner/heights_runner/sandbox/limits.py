@@ -16,7 +16,7 @@ class Limits:
     file_bytes: int = 16 * 2**20  # RLIMIT_FSIZE
     tmp_bytes: int = 16 * 2**20  # size of the private /tmp
     line_bytes: int = 1 * 2**20  # longest stdout line accepted
-    stderr_bytes: int = 256 * 2**10  # stderr kept; the rest is discarded and counted
+    stderr_bytes: int = 64 * 2**10  # stderr tail kept (the owner's log); the rest is counted
     output_bytes: int = 64 * 2**20  # total stdout + stderr before a flood fault
     cpu_cores: float = 1.0  # CPU bandwidth (cpu cgroup where available): threads share it
 

@@ -1,0 +1,108 @@
+"""A seat's bot log (its stderr, kept by the runner): recorded with the result, shown
+to the bot's owner and staff only, never in the public match and replay views."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.matches.models import Match, SeatLog
+from heights_platform.matches.services import SEAT_LOG_CHARS, match_create, match_result_record
+from heights_runner.contract import MatchResult
+
+
+def _played(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    logs: tuple[str, str],
+) -> tuple[Match, list[User]]:
+    owners = [make_user(), make_user()]
+    bots = [make_active_bot(owner) for owner in owners]
+    versions: list[BotVersion] = [b.active_version for b in bots if b.active_version]
+    match = match_create(kind="challenge", seats=versions, players=2, options={})
+    result = play_result(match)
+    seats = tuple(
+        dataclasses.replace(s, log=log) for s, log in zip(result.seats, logs, strict=True)
+    )
+    match_result_record(result=dataclasses.replace(result, seats=seats))
+    return match, owners
+
+
+def _log_url(match: Match, seat: int) -> str:
+    return f"/api/v1/matches/{match.pk}/seats/{seat}/log/"
+
+
+def test_the_owner_reads_their_seat_log_and_nobody_else_does(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    client_for: Callable[[User], APIClient],
+    api: APIClient,
+) -> None:
+    match, (alice, bob) = _played(
+        make_user, make_active_bot, play_result, ("thinking\x00 hard\n", "bob's secret plan\n")
+    )
+    mine = client_for(alice).get(_log_url(match, 0))
+    assert mine.status_code == 200
+    assert mine.json() == {
+        "match": str(match.pk),
+        "seat": 0,
+        "status": "finished",
+        "log": "thinking\ufffd hard\n",  # PostgreSQL text takes no NUL
+    }
+    assert mine["Cache-Control"] == "private, no-store"
+
+    theirs = client_for(alice).get(_log_url(match, 1))
+    assert theirs.status_code == 404
+    assert theirs.json()["code"] == "not_found"
+    assert api.get(_log_url(match, 1)).status_code == 404
+    assert api.get(_log_url(match, 0)).status_code == 404
+    assert client_for(alice).get(_log_url(match, 5)).status_code == 404
+
+    staff = make_user()
+    staff.is_staff = True
+    staff.save()
+    assert client_for(staff).get(_log_url(match, 1)).json()["log"] == "bob's secret plan\n"
+    assert client_for(bob).get(_log_url(match, 1)).json()["log"] == "bob's secret plan\n"
+
+    # The public views of the match never carry a log.
+    for url in (f"/api/v1/matches/{match.pk}/", "/api/v1/matches/", "/api/v1/replays/"):
+        page = api.get(url)
+        assert page.status_code == 200
+        assert "secret plan" not in json.dumps(page.json())
+
+
+def test_a_bot_that_wrote_nothing_has_an_empty_log_and_a_long_one_keeps_its_end(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    client_for: Callable[[User], APIClient],
+) -> None:
+    long = "x" * SEAT_LOG_CHARS + "the end\n"
+    match, (alice, bob) = _played(make_user, make_active_bot, play_result, ("", long))
+    assert client_for(alice).get(_log_url(match, 0)).json()["log"] == ""
+    kept = client_for(bob).get(_log_url(match, 1)).json()["log"]
+    assert len(kept) == SEAT_LOG_CHARS
+    assert kept.endswith("the end\n")
+    assert SeatLog.objects.filter(seat__match=match).count() == 1
+
+
+def test_a_queued_match_has_no_log_yet(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    client_for: Callable[[User], APIClient],
+) -> None:
+    alice = make_user()
+    bots = [make_active_bot(alice), make_active_bot(make_user())]
+    versions: list[BotVersion] = [b.active_version for b in bots if b.active_version]
+    match = match_create(kind="challenge", seats=versions, players=2, options={})
+    reply = client_for(alice).get(_log_url(match, 0))
+    assert reply.status_code == 200
+    assert reply.json()["status"] == "queued"
+    assert reply.json()["log"] == ""
