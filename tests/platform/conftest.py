@@ -208,7 +208,7 @@ def match_result_played(
         catalogue_id=match.catalogue,
     )
     bots = [make_bot("random", match.seed % 100_000 + seat) for seat in range(n)]
-    state, replay = play_game(config, match.seed, bots)
+    state, replay = play_game(config, match.seed, bots, notes=True)  # as the runner records
     result = outcome(state)
     forfeits = (
         {}

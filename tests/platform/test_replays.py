@@ -171,9 +171,19 @@ def test_steps_match_the_simulation(api: APIClient, finished: dict[str, Any]) ->
         assert body["action"]["id"] == action
         actor = state.current_player()
         assert body["action"]["actor"] == ("chance" if actor < 0 else actor)
+        assert body["action"]["debug"] == record.debug.get(step, "")
         events = state.clone().apply(action)
         assert [e["kind"] for e in body["events"]] == [e.kind for e in events]
         assert body["action"]["text"]
+
+
+def test_a_step_shows_the_bots_debug_note(api: APIClient, finished: dict[str, Any]) -> None:
+    replay: Replay = finished["ladder_replay"]
+    record = ReplayRecord.from_bytes(bytes(replay.data))
+    noted = sorted(record.debug)
+    assert noted, "the fixture's bots left no notes"
+    body = api.get(f"/api/v1/replays/{replay.pk}/steps/{noted[0]}/").json()
+    assert body["action"]["debug"] == record.debug[noted[0]] != ""
 
 
 def test_public_view_hides_the_seats_targets(api: APIClient, finished: dict[str, Any]) -> None:

@@ -68,6 +68,10 @@ class ReplayActionOutputSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     text = serializers.CharField()
     actor = serializers.JSONField(help_text='The seat that chose the action, or "chance".')
+    debug = serializers.CharField(
+        help_text="The acting bot's note on this decision (public, as the whole replay is); "
+        "empty when it gave none."
+    )
 
 
 @extend_schema_serializer(component_name="ReplayEvent")

@@ -155,6 +155,7 @@ def replay_step(*, replay: Replay, step: int, viewer: int = PUBLIC) -> dict[str,
             "id": view.action,
             "text": action_text(view.action),
             "actor": stepping.actor_label(view.actor),
+            "debug": record.debug.get(step, ""),
         }
     return {
         "step": step,
