@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from heights_platform.common.health import healthz, readyz
+from heights_platform.common.index import RESOURCES, ApiIndex
 from heights_platform.common.metrics import metrics_view
 
-api_v1 = [
-    path("accounts/", include("heights_platform.accounts.urls")),
-    path("bots/", include("heights_platform.bots.urls")),
-    path("ladders/", include("heights_platform.ladders.urls")),
-    path("matches/", include("heights_platform.matches.urls")),
-    path("tournaments/", include("heights_platform.tournaments.urls")),
-    path("replays/", include("heights_platform.replays.urls")),
+# Django calls it for a path no route matches (with DEBUG off): JSON under /api/.
+handler404 = "heights_platform.common.errors.not_found_view"
+
+api_v1: list[URLPattern | URLResolver] = [
+    path("", ApiIndex.as_view(), name="api-index"),
+    *(path(f"{name}/", include(f"heights_platform.{name}.urls")) for name in RESOURCES),
 ]
 
 urlpatterns = [

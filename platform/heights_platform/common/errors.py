@@ -10,7 +10,8 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import DatabaseError, DataError
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -102,3 +103,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         details["retry_after_seconds"] = int(wait)
     response.data = {"code": code, "message": message, "details": details}
     return response
+
+
+def not_found_view(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 404 for paths no route matches: the API's error shape under /api/,
+    Django's page elsewhere (the viewer, the admin)."""
+    if not request.path.startswith("/api/"):
+        return page_not_found(request, exception)
+    body = {
+        "code": "not_found",
+        "message": f"no such path: {request.path} (the API's index is /api/v1/)",
+        "details": {},
+    }
+    return JsonResponse(body, status=status.HTTP_404_NOT_FOUND)
