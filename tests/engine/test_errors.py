@@ -128,12 +128,15 @@ def test_aborted_for_a_stale_sequence(engine: pb_grpc.EngineServiceStub) -> None
     token = created.seat_tokens[created.game.to_move]
     legal = engine.ListLegalActions(pb.ListLegalActionsRequest(game_id=game_id, seat_token=token))
     move = game_pb2.Action(id=legal.actions[0].id)
-    for wrong in (legal.sequence - 1, legal.sequence + 1):
+    for wrong in (legal.sequence + 1, legal.sequence + 2):
         code, reason = refused(lambda s=wrong: apply(engine, game_id, token, s, move))  # type: ignore[misc]
         assert (code, reason) == (grpc.StatusCode.ABORTED, "STALE_SEQUENCE")
     apply(engine, game_id, token, legal.sequence, move)
     code, reason = refused(lambda: apply(engine, game_id, token, legal.sequence, move))
     assert (code, reason) == (grpc.StatusCode.ABORTED, "STALE_SEQUENCE")
+    # A negative sequence is malformed: no retry can win it.
+    code, reason = refused(lambda: apply(engine, game_id, token, -1, move))
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEQUENCE")
 
 
 def test_not_found(engine: pb_grpc.EngineServiceStub) -> None:

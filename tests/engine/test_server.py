@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -118,6 +119,11 @@ def test_settings_from_the_environment() -> None:
         load_settings({"HEIGHTS_ENGINE_MAX_GAMES": "0"})
     with pytest.raises(SettingsError, match="ADDRESS"):
         load_settings({"HEIGHTS_ENGINE_ADDRESS": "nowhere"})
+    with pytest.raises(SettingsError, match="LOG_LEVEL must be one of DEBUG"):
+        load_settings({"HEIGHTS_ENGINE_LOG_LEVEL": "LOUD"})
+    assert load_settings({"HEIGHTS_ENGINE_LOG_LEVEL": "debug"}).log_level == "debug"
+    with pytest.raises(SettingsError, match="REDIS_URL must start with redis://"):
+        load_settings({"HEIGHTS_ENGINE_REDIS_URL": "foo"})
 
 
 def test_env_example_lists_every_setting() -> None:
@@ -164,3 +170,59 @@ def test_bad_settings_exit_with_a_message() -> None:
     )
     assert result.returncode == 2
     assert "HEIGHTS_ENGINE_CACHE_SIZE must be positive" in result.stderr
+
+
+def _engine(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("HEIGHTS_ENGINE_")}
+    return subprocess.run(
+        [sys.executable, "-m", "heights_cli.main", "engine", "serve", *args],
+        env=clean | env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_taken_port_or_an_absent_redis_stops_the_start_with_one_line() -> None:
+    # gRPC shares ports by default: a second replica on a taken port would have started
+    # and answered half the calls, NOT_FOUND for the games of the first.
+    with socket.socket() as taken:
+        # Willing to share, as a replica with gRPC's default is: only a server that
+        # refuses to share then fails to bind.
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        result = _engine("--address", address)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"heights engine serve: cannot listen on {address}: "
+        "the port is taken or the address is not here"
+    )
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))  # bound, never listening: nothing answers there
+        port = closed.getsockname()[1]
+        result = _engine(
+            "--address",
+            f"127.0.0.1:{free_port()}",
+            "--redis-url",
+            f"redis://:pw@127.0.0.1:{port}/0",
+        )
+    assert result.returncode == 2
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"heights engine serve: cannot reach Redis at 127.0.0.1:{port}/0: ")
+    assert "pw" not in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_python_m_heights_engine_refuses_arguments_it_would_ignore() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "heights_engine", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "no arguments" in result.stderr

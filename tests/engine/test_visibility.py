@@ -105,3 +105,30 @@ def test_stream_delivers_every_step_in_order(memory_server: str) -> None:
     resumed = pb.StreamGameEventsRequest(game_id=game_id, after_sequence=len(steps) - 3)
     tail = [m.step.index for m in engine.StreamGameEvents(resumed) if m.HasField("step")]
     assert tail == [len(steps) - 3, len(steps) - 2, len(steps) - 1]
+
+
+def test_a_stream_ahead_of_the_game_sends_no_step_before_its_sequence(
+    memory_server: str,
+) -> None:
+    engine = stub(memory_server)
+    created = create_game(engine, seed=78)
+    game_id = created.game.game_id
+    clients = seat_clients(engine, created, seed=3)
+    ahead = created.game.sequence + 6
+    request = pb.StreamGameEventsRequest(game_id=game_id, after_sequence=ahead)
+    received: list[int] = []
+
+    def watch() -> None:
+        for message in engine.StreamGameEvents(request, timeout=60):
+            if message.HasField("step"):
+                received.append(message.step.index)
+                if len(received) == 5:
+                    return
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    play_out(clients)
+    watcher.join(timeout=60)
+    assert not watcher.is_alive()
+    # It used to start from where the game was when the stream opened.
+    assert received == list(range(ahead, ahead + 5))

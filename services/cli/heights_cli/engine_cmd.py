@@ -37,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
         settings = dataclasses.replace(
             settings, **{k: v for k, v in overrides.items() if v is not None}
         )
-    except SettingsError as err:
+        configure_logging(settings.log_level)
+        asyncio.run(serve(settings))
+    except SettingsError as err:  # also what stops the start: Redis away, port taken
         print(f"heights engine serve: {err}", file=sys.stderr)
         return 2
-    configure_logging(settings.log_level)
-    asyncio.run(serve(settings))
     return 0

@@ -198,6 +198,8 @@ class Games:
         current). Any refusal on that path is decided again on a caught-up state.
         """
         check_id(game_id, "game_id")
+        if expected < 0:  # malformed, not a race a retry could win
+            raise invalid("BAD_SEQUENCE", "expected_sequence must not be negative")
         live = self._cache.get(game_id)
         if live is None:
             live = await self.synced(game_id)

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from redis.exceptions import RedisError
 
 from heights_engine.games import Games
 from heights_engine.json_logs import JsonFormatter
@@ -23,7 +24,7 @@ from heights_engine.metrics import MetricsInterceptor, serve_metrics
 from heights_engine.proto import engine_service_pb2, engine_service_pb2_grpc
 from heights_engine.redis_store import RedisStore
 from heights_engine.servicer import EngineServicer
-from heights_engine.settings import Settings
+from heights_engine.settings import Settings, SettingsError
 from heights_engine.store import GameStore, MemoryStore
 
 log = logging.getLogger("heights_engine")
@@ -61,6 +62,9 @@ def server_options(settings: Settings) -> list[tuple[str, int]]:
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
         ("grpc.http2.max_pings_without_data", 0),
+        # gRPC shares a port with any other process by default: a second replica started
+        # on a taken port would take half its connections, with games it does not have.
+        ("grpc.so_reuseport", 0),
     ]
 
 
@@ -86,7 +90,12 @@ async def build_server(
     reflection.enable_server_reflection(
         [SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server
     )
-    port = server.add_insecure_port(settings.address)
+    try:
+        port = server.add_insecure_port(settings.address)
+    except RuntimeError:  # gRPC says only "Failed to bind"
+        raise SettingsError(
+            f"cannot listen on {settings.address}: the port is taken or the address is not here"
+        ) from None
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -97,7 +106,13 @@ async def serve(settings: Settings) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     store = make_store(settings)
     if isinstance(store, RedisStore):
-        await store.ping()
+        try:
+            await store.ping()
+        except RedisError as err:
+            await store.close()
+            where = urlsplit(settings.redis_url)  # not the URL: it may hold a password
+            at = f"{where.hostname}:{where.port or 6379}{where.path}"
+            raise SettingsError(f"cannot reach Redis at {at}: {err}") from None
         where = urlsplit(settings.redis_url)
         log.info(
             "game store: Redis at %s:%s%s, key prefix %r",

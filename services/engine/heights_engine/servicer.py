@@ -201,9 +201,9 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
         sent = min(request.after_sequence, live.sequence)
         while True:
             # Built before the first yield: the state may move on while a message is sent.
-            batch = [
-                pb.StreamGameEventsResponse(step=convert.step_to_proto(s)) for s in live.steps(sent)
-            ]
+            # Never a step before after_sequence, even when the game has not reached it.
+            steps = live.steps(max(sent, request.after_sequence))
+            batch = [pb.StreamGameEventsResponse(step=convert.step_to_proto(s)) for s in steps]
             if batch:
                 batch[-1].game.CopyFrom(convert.view_to_proto(live.view(viewer)))
             sent, over = live.sequence, live.state.is_terminal()

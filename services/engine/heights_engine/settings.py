@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 PREFIX = "HEIGHTS_ENGINE_"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 class SettingsError(ValueError):
@@ -26,7 +28,7 @@ class Settings:
     metrics_address: str = "127.0.0.1"
     cache_size: int = 1000  # live game states kept per replica
     max_games: int = 10000  # unfinished games at once, across replicas
-    max_streams: int = 1000  # open StreamGameEvents calls per replica
+    max_streams: int = 1000  # open StreamGameEvents + ApplyActions streams per replica
     game_ttl_seconds: int = 24 * 3600  # an unfinished game idle this long expires
     finished_ttl_seconds: int = 30 * 24 * 3600  # a finished game kept until archived
     token_secret: str = ""  # derives seat tokens; replicas must share it (empty: random)
@@ -47,6 +49,12 @@ class Settings:
             raise SettingsError(f"{PREFIX}SHUTDOWN_GRACE_SECONDS must not be negative")
         if not self.address or ":" not in self.address:
             raise SettingsError(f"{PREFIX}ADDRESS must be host:port")
+        if self.log_level.upper() not in LOG_LEVELS:
+            raise SettingsError(f"{PREFIX}LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
+        if self.redis_url and not self.redis_url.startswith(REDIS_SCHEMES):
+            raise SettingsError(
+                f"{PREFIX}REDIS_URL must start with {', '.join(REDIS_SCHEMES)} (or be empty)"
+            )
 
     @property
     def store_name(self) -> str:

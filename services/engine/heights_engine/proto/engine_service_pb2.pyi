@@ -220,15 +220,18 @@ class ApplyActionRequest(_message.Message):
     seat_token: _builtins.str
     """The token of the seat acting."""
     expected_sequence: _builtins.int
-    """The sequence the client saw; a stale one is ABORTED and changes nothing."""
+    """The sequence the client saw; a stale one is ABORTED and changes nothing, a negative
+    one is INVALID_ARGUMENT (BAD_SEQUENCE).
+    """
     omit_view: _builtins.bool
     """Leave the response's `game` view unset (building and sending the full observation is
     most of the call's cost); `sequence`, `to_move` and `legal_actions` are set either way.
     """
     @_builtins.property
     def action(self) -> _game_pb2.Action:
-        """The action: its id, or its text when the id is not given (text wins if both are set
-        and differ: the request is then INVALID_ARGUMENT).
+        """The action: its id, or its text when the id is 0 (when both are set and name
+        different actions, the request is INVALID_ARGUMENT, ACTION_MISMATCH). Id 0 with no
+        text is the chance action `roll`, which no seat may choose (ILLEGAL_ACTION).
         """
 
     @_builtins.property
@@ -387,7 +390,9 @@ class StreamGameEventsRequest(_message.Message):
     seat_token: _builtins.str
     """A seat's token for that seat's views; empty for the spectator's."""
     after_sequence: _builtins.int
-    """Stream the steps after this sequence (0 streams the whole log)."""
+    """Stream the steps from this sequence on (0 streams the whole log), also when the game
+    has not reached it yet; negative is INVALID_ARGUMENT (BAD_SEQUENCE).
+    """
     def __init__(
         self,
         *,

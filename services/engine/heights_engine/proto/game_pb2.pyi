@@ -99,7 +99,9 @@ class Action(_message.Message):
     id: _builtins.int
     """The action id, in [0, NUM_ACTIONS)."""
     text: _builtins.str
-    """The canonical text, e.g. "buy L2#4"; informative in responses, ignored in requests."""
+    """The canonical text, e.g. "buy L2#4"; in ApplyAction it may name the action instead of
+    the id (see ApplyActionRequest.action).
+    """
     def __init__(
         self,
         *,
