@@ -122,9 +122,14 @@ up: setup compiled ## Start engine, runner and platform in the background (var/u
 		> var/up/stack.log 2>&1 & echo $$! > var/up/stack.pid
 	@echo "starting: platform on http://127.0.0.1:8000/api/v1/ (log var/up/stack.log)"
 
+# Waits (up to a minute) until the stack has stopped, so that `make up` right after it
+# does not meet the old services on their ports.
 down: ## Stop what `make up` started
-	@if [ -f var/up/stack.pid ]; then kill -TERM $$(cat var/up/stack.pid) 2>/dev/null || true; \
-		rm -f var/up/stack.pid; echo stopped; else echo "nothing started by make up"; fi
+	@if [ ! -f var/up/stack.pid ]; then echo "nothing started by make up"; exit 0; fi; \
+	pid=$$(cat var/up/stack.pid); kill -TERM $$pid 2>/dev/null || true; \
+	for i in $$(seq 120); do kill -0 $$pid 2>/dev/null || break; sleep 0.5; done; \
+	if kill -0 $$pid 2>/dev/null; then echo "still stopping after a minute (pid $$pid)"; exit 1; fi; \
+	rm -f var/up/stack.pid; echo stopped
 
 # The lock also pins pip, wheel and the build backend from [build-system], so setup
 # needs nothing that the lock does not name. uv keeps existing pins unless told otherwise.

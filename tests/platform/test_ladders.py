@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 from collections.abc import Callable
 from datetime import timedelta
@@ -219,3 +220,31 @@ def test_every_ladder_page_renders_in_the_browsable_api(
         page = api.get(path, HTTP_ACCEPT="text/html")
         assert page.status_code == 200, (path, page.content[:300])
         assert page["Content-Type"].startswith("text/html")
+
+
+def test_ladder_ensure_creates_once_and_enters_bots_once(
+    builtin_versions: dict[str, Any],
+) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    out = io.StringIO()
+    call_command("ladder_ensure", "open-2p", "--enter", "arena/random", "arena/greedy", stdout=out)
+    call_command(
+        "ladder_ensure", "open-2p", "--players", "3", "--enter", "arena/random", stdout=out
+    )
+    ladder = Ladder.objects.get(slug="open-2p")
+    assert ladder.players == 2  # an existing ladder is kept as it is
+    entered = LadderEntry.objects.filter(ladder=ladder).values_list("bot__name", flat=True)
+    assert sorted(entered) == ["greedy", "random"]
+    assert out.getvalue().splitlines() == [
+        "ladder open-2p: created (2 players)",
+        "ladder open-2p: arena/random entered",
+        "ladder open-2p: arena/greedy entered",
+        "ladder open-2p: arena/random was on it",
+    ]
+    with pytest.raises(CommandError, match="no bot 'arena/nobody'"):
+        call_command("ladder_ensure", "open-2p", "--enter", "arena/nobody", stdout=out)
+    with pytest.raises(CommandError, match="2 to 4 players"):
+        call_command("ladder_ensure", "big", "--players", "9", stdout=out)
+    assert not Ladder.objects.filter(slug="big").exists()

@@ -326,11 +326,30 @@ def run_demo(args: argparse.Namespace) -> int:
             _say("· all services stopped")
 
 
+OPEN_LADDER = "open-2p"
+
+
+def _open_ladder(var: Path) -> None:
+    """A ladder anyone's bot can join, with built-in opponents: ladders are otherwise
+    created by staff, and a bot alone on a ladder never plays."""
+    env = {"HEIGHTS_VAR_DIR": str(var)}
+    _manage("builtin_bots_ensure", env=env)
+    entrants = ("arena/random", "arena/greedy")
+    _manage(
+        "ladder_ensure", OPEN_LADDER, "--name", "Open, 2 players", "--enter", *entrants, env=env
+    )
+    _say(
+        f"· ladder {OPEN_LADDER} is open, with {' and '.join(entrants)} on it: "
+        f'POST /api/v1/ladders/{OPEN_LADDER}/join/ {{"bot": <id>}} enters yours'
+    )
+
+
 def run_up(args: argparse.Namespace) -> int:
     stack: Stack | None = None
     _stop_on_sigterm()
     try:
         stack, _base = start_system(args.var, args.port)
+        _open_ladder(args.var.resolve())
         _say("up; Ctrl-C stops everything")
         while all(s.alive() for s in stack.services):
             time.sleep(1)
