@@ -74,6 +74,18 @@ def test_builtin_bots_play_matches_of_the_largest_seeds(tmp_path: Path, seed: in
     assert [s["forfeit"] for s in seats] == [None, None, None]
 
 
+def test_a_solo_match_prints_the_mayor_among_the_ranks(tmp_path: Path) -> None:
+    done = _heights("match", "random", "--solo", "--seed", "3", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)["outcome"]
+    text = _heights("match", "random", "--solo", "--seed", "3", cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    rows = [line.split() for line in text.stdout.splitlines() if line.startswith("  #")]
+    mayor = [row for row in rows if row[1] == "Mayor"]
+    assert mayor == [[f"#{outcome['ranks'][1]}", "Mayor", str(outcome["totals"][1]), "VP"]]
+    assert [row[0] for row in rows] == sorted(row[0] for row in rows)
+
+
 def test_a_bad_bot_argument_is_refused_clearly(tmp_path: Path) -> None:
     done = _heights("match", "no-such-bot", "random", cwd=tmp_path)
     assert done.returncode == 2

@@ -105,20 +105,36 @@ def run_match(args: argparse.Namespace) -> int:
     print(
         f"match {spec.match_id}  seed {result.seed}  {result.termination}, {result.rounds} rounds"
     )
-    for seat in sorted(result.seats, key=lambda s: s.rank):
+    rows = _mayor_row(result)
+    for seat in result.seats:
         note = (
             f"  FORFEIT {seat.forfeit.reason} at step {seat.forfeit.step}: {seat.forfeit.detail}"
             if seat.forfeit
             else ""
         )
-        print(
-            f"  #{seat.rank}  seat {seat.seat}  {seat.name:<20} {seat.score:>4} VP  "
-            f"{seat.moves} moves, {seat.think_ms} ms{note}"
+        rows.append(
+            (
+                seat.rank,
+                f"  #{seat.rank}  seat {seat.seat}  {seat.name:<20} {seat.score:>4} VP  "
+                f"{seat.moves} moves, {seat.think_ms} ms{note}",
+            )
         )
+    for _, row in sorted(rows):
+        print(row)
     print(f"replay: {path}  (heights verify {path})")
     for number, log_path in logs.items():
         print(f"seat {number} log (its stderr): {log_path}")
     return 0
+
+
+def _mayor_row(result: MatchResult) -> list[tuple[int, str]]:
+    """The solo game's Mayor as a (rank, row) of the table, none in a game of bots only:
+    the outcome lists it after the seats."""
+    totals, ranks = result.outcome.get("totals", []), result.outcome.get("ranks", [])
+    if len(totals) <= len(result.seats) or len(ranks) != len(totals):
+        return []
+    rank, total = int(ranks[-1]), int(totals[-1])
+    return [(rank, f"  #{rank}  {'Mayor':<28} {total:>4} VP")]
 
 
 def _write_logs(result: MatchResult, replay_path: Path) -> dict[int, Path]:
