@@ -97,10 +97,15 @@ def test_a_bad_bot_argument_is_refused_clearly(tmp_path: Path) -> None:
 
 
 def test_a_local_tournament_prints_standings(tmp_path: Path) -> None:
+    bot = tmp_path / "mybot.py"
+    bot.write_bytes(Path(str(heights_sdk.starter.__file__)).read_bytes())
     done = _heights(
         "tournament",
         "greedy",
         "random",
+        str(bot),
+        "--players",
+        "2",
         "--games",
         "2",
         "--json",
@@ -110,8 +115,8 @@ def test_a_local_tournament_prints_standings(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     table = json.loads(done.stdout)
-    assert {row["name"] for row in table} == {"greedy", "random"}
-    assert all(row["games"] == 2 for row in table)
+    assert {row["name"] for row in table} == {"greedy", "random", "mybot"}  # as in a match
+    assert sum(row["games"] for row in table) == 4
     assert sum(row["points"] for row in table) == pytest.approx(2.0)
     assert "2/2 matches" in done.stderr  # the progress bar
 

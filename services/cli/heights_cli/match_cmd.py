@@ -162,7 +162,7 @@ def run_tournament(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"heights tournament: {err}", file=sys.stderr)
         return 2
-    table = [Standing(name) for name in args.bots]
+    table = [Standing(label) for label in _labels(args.bots)]
     done = [0]
 
     def on_result(result: Any, lineup: list[int]) -> None:
@@ -192,6 +192,13 @@ def run_tournament(args: argparse.Namespace) -> int:
             f"{s.score_sum / max(1, s.games):>8.1f}{s.forfeits:>9}"
         )
     return 0
+
+
+def _labels(bots: list[str]) -> list[str]:
+    """Each bot as `heights match` names it (a file by its stem), or as given where two
+    files share a stem."""
+    stems = [Path(b).stem for b in bots]
+    return [stem if stems.count(stem) == 1 else bot for bot, stem in zip(bots, stems, strict=True)]
 
 
 def _row(s: Any) -> dict[str, Any]:
