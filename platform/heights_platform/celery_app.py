@@ -38,6 +38,7 @@ QUEUE_PLATFORM = "platform"
 TASK_LADDER_MATCHMAKE = "heights_platform.ladder_matchmake"
 TASK_TOURNAMENTS_TICK_DUE = "heights_platform.tournaments_tick_due"
 TASK_MATCHES_RESEND_STALLED = "heights_platform.matches_resend_stalled"
+TASK_SEAT_LOGS_PRUNE = "heights_platform.seat_logs_prune"
 
 
 def _broker_settings(url: str) -> dict[str, Any]:
@@ -81,6 +82,7 @@ def make_app(broker_url: str) -> Celery:
             },
             "tournaments-tick-due": {"task": TASK_TOURNAMENTS_TICK_DUE, "schedule": 60.0},
             "matches-resend-stalled": {"task": TASK_MATCHES_RESEND_STALLED, "schedule": 60.0},
+            "seat-logs-prune": {"task": TASK_SEAT_LOGS_PRUNE, "schedule": 3600.0},
         },
         worker_hijack_root_logger=False,
     )

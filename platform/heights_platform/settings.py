@@ -166,6 +166,10 @@ SPECTACULAR_SETTINGS = {
 # Ladder matchmaking keeps at most this many matches of a ladder queued or running.
 HEIGHTS_LADDER_MATCHES_IN_FLIGHT = int(_env("LADDER_MATCHES_IN_FLIGHT", "2"))
 
+# A bot's log in a match (its stderr, for its owner) is deleted this many days after the
+# match finished; the match, its seats and its replay stay.
+HEIGHTS_SEAT_LOG_DAYS = int(_env("SEAT_LOG_DAYS", "30"))
+
 # Celery (the platform's side: it sends matches and consumes results).
 HEIGHTS_BROKER_URL = _env("BROKER_URL", "")
 HEIGHTS_ENGINE_ADDRESS = _env("ENGINE_ADDRESS", "")

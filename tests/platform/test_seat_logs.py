@@ -6,14 +6,17 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
 
 from django.contrib.auth.models import User
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.matches.models import Match, SeatLog
-from heights_platform.matches.services import SEAT_LOG_CHARS, match_create, match_result_record
-from heights_runner.contract import MatchResult
+from heights_platform.matches.services import match_create, match_result_record
+from heights_runner.contract import LOG_CUT_NOTE, LOG_JSON_BYTES, MatchResult
 
 
 def _played(
@@ -84,13 +87,27 @@ def test_a_bot_that_wrote_nothing_has_an_empty_log_and_a_long_one_keeps_its_end(
     play_result: Callable[..., MatchResult],
     client_for: Callable[[User], APIClient],
 ) -> None:
-    long = "x" * SEAT_LOG_CHARS + "the end\n"
+    # Control bytes are 6 bytes each as JSON: 120 KB, over the bound, so the start goes.
+    long = "\x01" * 20_000 + "the end\n"
     match, (alice, bob) = _played(make_user, make_active_bot, play_result, ("", long))
     assert client_for(alice).get(_log_url(match, 0)).json()["log"] == ""
     kept = client_for(bob).get(_log_url(match, 1)).json()["log"]
-    assert len(kept) == SEAT_LOG_CHARS
-    assert kept.endswith("the end\n")
+    assert kept.startswith(LOG_CUT_NOTE)
+    assert kept.endswith("\x01the end\n")
+    assert len(json.dumps(kept)) <= LOG_JSON_BYTES
     assert SeatLog.objects.filter(seat__match=match).count() == 1
+
+
+def test_a_log_the_runner_cut_keeps_its_note_of_what_was_dropped(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    client_for: Callable[[User], APIClient],
+) -> None:
+    # What the runner sends for a bot that wrote more than 64 KiB of plain text.
+    runner_cut = "[4096 earlier bytes dropped]\n" + ("y" * 99 + "\n") * 655 + "y" * 36
+    match, (alice, _bob) = _played(make_user, make_active_bot, play_result, (runner_cut, ""))
+    assert client_for(alice).get(_log_url(match, 0)).json()["log"] == runner_cut
 
 
 def test_a_queued_match_has_no_log_yet(
@@ -106,3 +123,21 @@ def test_a_queued_match_has_no_log_yet(
     assert reply.status_code == 200
     assert reply.json()["status"] == "queued"
     assert reply.json()["log"] == ""
+
+
+def test_logs_of_old_matches_are_pruned_and_the_matches_stay(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    settings: Any,
+) -> None:
+    from heights_platform.matches.tasks import prune_seat_logs
+
+    settings.HEIGHTS_SEAT_LOG_DAYS = 30
+    old, _ = _played(make_user, make_active_bot, play_result, ("old a", "old b"))
+    recent, _ = _played(make_user, make_active_bot, play_result, ("recent", ""))
+    Match.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=31))
+    assert prune_seat_logs() == 2
+    assert list(SeatLog.objects.values_list("text", flat=True)) == ["recent"]
+    assert Match.objects.filter(pk__in=[old.pk, recent.pk]).count() == 2
+    assert prune_seat_logs() == 0

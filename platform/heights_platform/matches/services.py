@@ -23,7 +23,7 @@ import secrets
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from django.contrib.auth.models import User
@@ -45,11 +45,11 @@ from heights_runner.contract import (
     MatchSpec,
     SeatResult,
     SeatSpec,
+    log_tail,
 )
 
 log = logging.getLogger(__name__)
 
-SEAT_LOG_CHARS = 64 * 2**10  # a seat's stderr kept (the runner sends at most 64 KiB)
 SEED_LIMIT = 2**63  # Match.seed is a signed 64-bit column; replays accept [0, 2**64)
 _COMMITMENT_PREFIX = "rolling-heights-seed-v1:"
 # Any constant: the key of the advisory lock that serialises result recording.
@@ -343,13 +343,14 @@ def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
             forfeit_step=row.forfeit_step,
             forfeit_detail=row.forfeit_detail,
         )
-    # PostgreSQL text holds no NUL; a bot may write anything.
+    # Bounded again (a runner of another version may send more); PostgreSQL text holds
+    # no NUL, and a bot may write anything.
     logs = [
-        SeatLog(seat=seats[r.seat], text=r.log[-SEAT_LOG_CHARS:].replace("\x00", "\ufffd"))
+        SeatLog(seat=seats[r.seat], text=log_tail(r.log).replace("\x00", "\ufffd"))
         for r in results
         if r.log
     ]
-    SeatLog.objects.bulk_create(logs, ignore_conflicts=True)
+    SeatLog.objects.bulk_create(logs)
 
 
 def _finish(*, match: Match, result: MatchResult, replay: _CheckedReplay | ValueError) -> None:
@@ -489,3 +490,16 @@ def _qualification_finished(*, match: Match) -> None:
     bot_version_qualification_finished(
         version=seat.bot_version, match=match, passed=passed, error=error
     )
+
+
+def seat_logs_prune(*, now: datetime | None = None) -> int:
+    """Delete the bots' logs of matches that finished over HEIGHTS_SEAT_LOG_DAYS ago; how
+    many. Logs are for debugging recent games: kept forever they would grow with every
+    match, by up to four seats' worth of whatever the bots chose to write."""
+    from django.conf import settings
+
+    before = (now or timezone.now()) - timedelta(days=settings.HEIGHTS_SEAT_LOG_DAYS)
+    deleted, _ = SeatLog.objects.filter(seat__match__finished_at__lt=before).delete()
+    if deleted:
+        log.info("deleted %d bot logs of matches finished before %s", deleted, before)
+    return deleted

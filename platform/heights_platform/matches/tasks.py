@@ -8,11 +8,12 @@ from typing import Any
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from heights_platform.celery_app import TASK_MATCHES_RESEND_STALLED
+from heights_platform.celery_app import TASK_MATCHES_RESEND_STALLED, TASK_SEAT_LOGS_PRUNE
 from heights_platform.matches.services import (
     match_mark_running,
     match_result_record,
     matches_resend_stalled,
+    seat_logs_prune,
 )
 from heights_runner.contract import TASK_MATCH_STARTED, TASK_RECORD_RESULT, MatchResult
 
@@ -49,3 +50,9 @@ def record_match_started(match_id: str) -> None:
 def resend_stalled_matches() -> int:
     """Beat's safety net: a match whose message was lost goes to the runner again."""
     return len(matches_resend_stalled())
+
+
+@shared_task(name=TASK_SEAT_LOGS_PRUNE, acks_late=True, ignore_result=True)
+def prune_seat_logs() -> int:
+    """Beat, hourly: the bots' logs of old matches go (`seat_logs_prune`)."""
+    return seat_logs_prune()

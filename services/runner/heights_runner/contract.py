@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from dataclasses import asdict, dataclass, field
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
 # Celery task names and queues: matches are long, results and qualification short.
@@ -151,9 +152,41 @@ class SeatResult:
     moves: int  # decisions the bot itself made
     think_ms: int  # total time the bot took over its decisions, as measured by the runner
     max_move_ms: int
-    # The bot's stderr, its last `Limits.stderr_bytes` (64 KiB): the log its owner reads.
-    # Never shown to others: bots are told replays are public, not that their logs are.
+    # The bot's stderr: its last `Limits.stderr_bytes` (64 KiB), at most LOG_JSON_BYTES as
+    # JSON (`log_tail`). The platform shows it to the bot's owner only; but a crashed
+    # bot's last stderr line is quoted in its forfeit detail, which is public.
     log: str = ""
+
+
+# A log as JSON, at most: 64 KiB of plain text fits with its escaped newlines, while a
+# bot writing invalid or control bytes (each 6 bytes as JSON) cannot make a result, the
+# runner's ledger or the platform's table carry more than this per seat.
+LOG_JSON_BYTES = 96 * 2**10
+LOG_CUT_NOTE = f"[earlier output cut: a log keeps at most {LOG_JSON_BYTES // 1024} KiB as JSON]\n"
+
+
+def log_tail(text: str, limit: int = LOG_JSON_BYTES) -> str:
+    """`text`, or its end after LOG_CUT_NOTE, within `limit` bytes as (ASCII) JSON."""
+
+    def size(s: str) -> int:
+        return len(json.dumps(s))
+
+    if size(text) <= limit:
+        return text
+    low, high = 1, len(text)  # the smallest cut whose rest fits (size falls as cut grows)
+    while low < high:
+        middle = (low + high) // 2
+        if size(LOG_CUT_NOTE + text[middle:]) <= limit:
+            high = middle
+        else:
+            low = middle + 1
+    return LOG_CUT_NOTE + text[low:]
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` without keys `cls` lacks: a result from a newer runner still records."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,12 +211,16 @@ class MatchResult:
     def from_dict(cls, data: dict[str, Any]) -> MatchResult:
         seats = tuple(
             SeatResult(
-                **{k: v for k, v in s.items() if k != "forfeit"},
-                forfeit=Forfeit(**s["forfeit"]) if s.get("forfeit") else None,
+                **{k: v for k, v in _known(SeatResult, s).items() if k != "forfeit"},
+                forfeit=Forfeit(**_known(Forfeit, s["forfeit"])) if s.get("forfeit") else None,
             )
             for s in data.get("seats", ())
         )
-        return cls(**{**data, "seats": seats})
+        return cls(**{**_known(cls, data), "seats": seats})
+
+    def without_logs(self) -> MatchResult:
+        """The result without the bots' logs (what the runner's ledger keeps)."""
+        return replace(self, seats=tuple(replace(s, log="") for s in self.seats))
 
     def replay_bytes(self) -> bytes:
         blob = base64.b64decode(self.replay_b64, validate=True)

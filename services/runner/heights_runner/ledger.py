@@ -3,7 +3,8 @@
 A match task may arrive twice (a worker died after playing but before acknowledging, or
 a visibility timeout elapsed). The first result stored under the match id wins (SET NX
 in Redis, an exclusive create in a folder); a later run finds it and re-sends that same
-result, which the platform records once.
+result, which the platform records once. The bots' logs are not kept: a re-sent result
+goes without them, and a week of results stays small whatever the bots wrote.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class RedisLedger:
 
     def put(self, result: MatchResult) -> MatchResult:
         key = self._prefix + result.match_id
-        if self._redis.set(key, json.dumps(result.to_dict()), nx=True, ex=TTL_SECONDS):
+        kept = json.dumps(result.without_logs().to_dict())
+        if self._redis.set(key, kept, nx=True, ex=TTL_SECONDS):
             return result
         stored = self.get(result.match_id)
         return stored or result
@@ -73,7 +75,7 @@ class FolderLedger:
     def put(self, result: MatchResult) -> MatchResult:
         path = self._path(result.match_id)
         part = path.with_suffix(f".{os.getpid()}.part")
-        part.write_text(json.dumps(result.to_dict()))
+        part.write_text(json.dumps(result.without_logs().to_dict()))
         try:
             os.link(part, path)  # fails if present: the first result wins
         except FileExistsError:

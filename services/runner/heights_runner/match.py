@@ -17,7 +17,7 @@ from dataclasses import asdict
 from typing import Any
 
 from heights_rules.replay import Replay
-from heights_runner.contract import Forfeit, MatchResult, MatchSpec, SeatResult
+from heights_runner.contract import Forfeit, MatchResult, MatchSpec, SeatResult, log_tail
 from heights_runner.engines import OVER, Engine, EngineRefusedError, Finished
 from heights_runner.launch import LaunchPolicy
 from heights_runner.ranks import final_ranks
@@ -116,7 +116,7 @@ def _seat_result(seat: Seat, rank: int, score: int) -> SeatResult:
         moves=seat.clock.moves,
         think_ms=round(seat.clock.think_ms),
         max_move_ms=round(seat.clock.max_move_ms),
-        log=seat.stderr,
+        log=log_tail(seat.stderr),
     )
 
 
