@@ -59,8 +59,11 @@ COMPILED := build/compiled
 ENGINE_SOURCES := $(wildcard services/engine/heights_rules/*.py services/engine/heights_rules/data/*.json)
 compiled: $(COMPILED)/.built ## Build the mypyc-compiled engine into build/compiled/
 
-$(COMPILED)/.built: $(STAMP) setup.py $(ENGINE_SOURCES) $(wildcard services/*/heights_*/*.py) \
-		$(wildcard platform/heights_platform/*.py platform/heights_platform/*/*.py)
+# Every file of the packages at any depth (migrations, templates, static files, protos):
+# `make demo` and `make up` run this build, so an edit anywhere must rebuild it.
+PACKAGE_FILES := $(shell find services/*/heights_* platform/heights_platform -type f \
+	-not -path '*/__pycache__/*' 2>/dev/null)
+$(COMPILED)/.built: $(STAMP) setup.py pyproject.toml $(ENGINE_SOURCES) $(PACKAGE_FILES)
 	rm -rf $(COMPILED)
 	$(PIP) install --no-deps --no-build-isolation --target $(COMPILED) .
 	touch $@

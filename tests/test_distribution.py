@@ -45,6 +45,11 @@ def _data_files() -> list[Path]:
     return sorted(found)
 
 
+def _relative(path: Path) -> Path:
+    root = next(r for r in SOURCE_ROOTS if path.is_relative_to(r))
+    return path.relative_to(root)
+
+
 @pytest.mark.skipif(
     not COMPILED.is_dir() and not os.environ.get("HEIGHTS_EXPECT_COMPILED"),
     reason="no build/compiled (make compiled)",
@@ -56,3 +61,7 @@ def test_the_installed_build_carries_every_data_file_of_the_packages() -> None:
     assert any(f.suffix == ".html" for f in files)
     missing = [str(f) for f in files if not (COMPILED / f).is_file()]
     assert missing == []
+    # And as they are now: the build is remade when any file of a package changes.
+    sources = {root / f for root in SOURCE_ROOTS for f in files if (root / f).is_file()}
+    stale = [str(s) for s in sources if s.read_bytes() != (COMPILED / _relative(s)).read_bytes()]
+    assert stale == [], "build/compiled is older than these files: make compiled"

@@ -38,7 +38,8 @@ def _two_free_ports() -> int:
     raise AssertionError("no two consecutive free ports")
 
 
-def _run(tmp_path: Path, **settings: str) -> subprocess.CompletedProcess[str]:
+def _run(tmp_path: Path, **settings: str) -> tuple[subprocess.CompletedProcess[str], int]:
+    """run.py's outcome, and its process id (its Redis keys are heights:loadtest:<pid>:*)."""
     env = dict(
         os.environ,
         LOADTEST_SECONDS="2",
@@ -51,23 +52,28 @@ def _run(tmp_path: Path, **settings: str) -> subprocess.CompletedProcess[str]:
     if os.environ.get("PYTHONPATH"):  # the servers run the code under test
         env["LOADTEST_SERVER_PYTHONPATH"] = os.environ["PYTHONPATH"]
     command = [sys.executable, str(ROOT / "loadtests" / "run.py")]
-    return subprocess.run(
-        command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=180, check=False
-    )
+    with subprocess.Popen(
+        command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as run:
+        try:
+            out, err = run.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            raise
+    return subprocess.CompletedProcess(command, run.returncode, out, err), run.pid
 
 
-def _loadtest_keys() -> list[bytes]:
+def _loadtest_keys(pid: int) -> list[bytes]:
     client = redis.Redis.from_url(REDIS_URL)
     try:
-        return list(client.scan_iter(match="heights:loadtest:*", count=1000))
+        return list(client.scan_iter(match=f"heights:loadtest:{pid}:*", count=1000))
     finally:
         client.close()
 
 
 @pytest.mark.parametrize("routing", ["call", "game"])
 def test_run_writes_a_summary_without_failures(tmp_path: Path, routing: str) -> None:
-    before = set(_loadtest_keys())  # another run may be going on beside this one
-    done = _run(tmp_path, LOADTEST_CONFIGS="memory-1,redis-2", LOADTEST_ROUTING=routing)
+    done, pid = _run(tmp_path, LOADTEST_CONFIGS="memory-1,redis-2", LOADTEST_ROUTING=routing)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
     summary: dict[str, Any] = json.loads((tmp_path / "results" / "summary.json").read_text())
@@ -94,11 +100,11 @@ def test_run_writes_a_summary_without_failures(tmp_path: Path, routing: str) -> 
         log = (tmp_path / "results" / f"redis-2-server{replica}.log").read_text()
         assert "Redis:" in log
         assert "round trips" in log
-    assert set(_loadtest_keys()) <= before
+    assert _loadtest_keys(pid) == []  # only this run's: another may be going on beside it
 
 
 def test_unknown_routing_is_refused_before_anything_starts(tmp_path: Path) -> None:
-    done = _run(tmp_path, LOADTEST_CONFIGS="memory-1", LOADTEST_ROUTING="random")
+    done, _ = _run(tmp_path, LOADTEST_CONFIGS="memory-1", LOADTEST_ROUTING="random")
     assert done.returncode != 0
     assert "LOADTEST_ROUTING must be call or game" in done.stderr
     assert not (tmp_path / "results").exists()

@@ -243,8 +243,12 @@ def test_ladder_ensure_creates_once_and_enters_bots_once(
         "ladder open-2p: arena/greedy entered",
         "ladder open-2p: arena/random was on it",
     ]
+    Ladder.objects.filter(slug="open-2p").update(is_active=False)
+    out = io.StringIO()
+    call_command("ladder_ensure", "open-2p", "--enter", "arena/nobody", stdout=out)
+    assert out.getvalue() == "ladder open-2p: closed, left as it is\n"
     with pytest.raises(CommandError, match="no bot 'arena/nobody'"):
-        call_command("ladder_ensure", "open-2p", "--enter", "arena/nobody", stdout=out)
+        call_command("ladder_ensure", "other", "--enter", "arena/nobody", stdout=out)
     with pytest.raises(CommandError, match="2 to 4 players"):
         call_command("ladder_ensure", "big", "--players", "9", stdout=out)
     assert not Ladder.objects.filter(slug="big").exists()

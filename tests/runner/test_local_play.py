@@ -29,7 +29,11 @@ def _heights(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_a_local_match_between_a_file_and_a_builtin(tmp_path: Path) -> None:
     bot = tmp_path / "mybot.py"
-    bot.write_bytes(Path(str(heights_sdk.starter.__file__)).read_bytes())
+    starter = Path(str(heights_sdk.starter.__file__)).read_text()
+    future = "from __future__ import annotations\n"
+    bot.write_text(
+        starter.replace(future, future + "import sys\nprint('mybot is up', file=sys.stderr)\n")
+    )
     replay_path = tmp_path / "game.replay.gz"
     done = _heights(
         "match",
@@ -54,9 +58,13 @@ def test_a_local_match_between_a_file_and_a_builtin(tmp_path: Path) -> None:
     assert verify(replay).ok
     # The bots' logs (stderr) are files beside the replay, not part of the JSON.
     assert all("log" not in s for s in result["seats"])
-    for seat, log_path in result["log_paths"].items():
-        assert Path(log_path).parent == tmp_path
-        assert Path(log_path).name == f"game.seat{seat}.log"
+    log_path = tmp_path / "game.seat0.log"
+    assert result["log_paths"] == {"0": str(log_path)}  # random writes nothing
+    assert log_path.read_text() == "mybot is up\n"
+    # Another match at the same path: the old log goes with the old game.
+    again = _heights("match", "random", "greedy", "--replay", str(replay_path), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert not log_path.exists()
 
 
 @pytest.mark.parametrize("seed", [2**61, 2**63 - 1, 2**64 - 1])

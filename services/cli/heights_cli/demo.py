@@ -349,7 +349,10 @@ def run_up(args: argparse.Namespace) -> int:
     _stop_on_sigterm()
     try:
         stack, _base = start_system(args.var, args.port)
-        _open_ladder(args.var.resolve())
+        try:
+            _open_ladder(args.var.resolve())
+        except RuntimeError as err:  # the stack is up; only the ladder is missing
+            _say(f"· no open ladder: {err}")
         _say("up; Ctrl-C stops everything")
         while all(s.alive() for s in stack.services):
             time.sleep(1)

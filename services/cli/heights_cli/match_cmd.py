@@ -129,8 +129,9 @@ def run_match(args: argparse.Namespace) -> int:
 
 def _mayor_row(result: MatchResult) -> list[tuple[int, str]]:
     """The solo game's Mayor as a (rank, row) of the table, none in a game of bots only:
-    the outcome lists it after the seats."""
-    totals, ranks = result.outcome.get("totals", []), result.outcome.get("ranks", [])
+    the outcome lists it after the seats, and its final ranks put forfeits last."""
+    totals = result.outcome.get("totals", [])
+    ranks = result.outcome.get("final_ranks", result.outcome.get("ranks", []))
     if len(totals) <= len(result.seats) or len(ranks) != len(totals):
         return []
     rank, total = int(ranks[-1]), int(totals[-1])
@@ -138,14 +139,17 @@ def _mayor_row(result: MatchResult) -> list[tuple[int, str]]:
 
 
 def _write_logs(result: MatchResult, replay_path: Path) -> dict[int, Path]:
-    """Each seat's stderr beside the replay (`<replay>.seat<N>.log`), where it wrote any."""
+    """Each seat's stderr beside the replay (`<replay>.seat<N>.log`), where it wrote any;
+    a log of an earlier match at the same path goes, so no file belongs to another game."""
     written = {}
     stem = replay_path.name.removesuffix(".gz").removesuffix(".replay")
     for seat in result.seats:
+        log_path = replay_path.with_name(f"{stem}.seat{seat.seat}.log")
         if seat.log:
-            log_path = replay_path.with_name(f"{stem}.seat{seat.seat}.log")
             log_path.write_text(seat.log, encoding="utf-8")
             written[seat.seat] = log_path
+        else:
+            log_path.unlink(missing_ok=True)
     return written
 
 

@@ -102,25 +102,25 @@ async def build_server(
     return server, health_servicer, port
 
 
+def redis_where(url: str) -> str:
+    """Where a Redis URL points, without its password: host:port/db, or a socket path."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return parts.path
+    return f"{parts.hostname}:{parts.port or 6379}{parts.path}"
+
+
 async def serve(settings: Settings) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     store = make_store(settings)
     if isinstance(store, RedisStore):
+        where = redis_where(settings.redis_url)
         try:
             await store.ping()
         except RedisError as err:
             await store.close()
-            where = urlsplit(settings.redis_url)  # not the URL: it may hold a password
-            at = f"{where.hostname}:{where.port or 6379}{where.path}"
-            raise SettingsError(f"cannot reach Redis at {at}: {err}") from None
-        where = urlsplit(settings.redis_url)
-        log.info(
-            "game store: Redis at %s:%s%s, key prefix %r",
-            where.hostname,
-            where.port or 6379,
-            where.path or "",
-            settings.redis_prefix,
-        )
+            raise SettingsError(f"cannot reach Redis at {where}: {err}") from None
+        log.info("game store: Redis at %s, key prefix %r", where, settings.redis_prefix)
     else:
         log.warning(
             "game store: in memory (HEIGHTS_ENGINE_REDIS_URL is not set): games live only "

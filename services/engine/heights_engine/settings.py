@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 PREFIX = "HEIGHTS_ENGINE_"
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL")  # logging's
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 

@@ -35,6 +35,9 @@ class Command(BaseCommand):
                     slug=slug, name=options["name"] or slug, players=options["players"]
                 )
                 self.stdout.write(f"ladder {slug}: created ({ladder.players} players)")
+            if not ladder.is_active:  # staff closed it: left closed, and nobody enters
+                self.stdout.write(f"ladder {slug}: closed, left as it is")
+                return
             for label in options["enter"]:
                 owner, _, name = label.partition("/")
                 bot = Bot.objects.filter(owner__username=owner, name=name).first()
