@@ -94,6 +94,15 @@ def test_a_solo_match_prints_the_mayor_among_the_ranks(tmp_path: Path) -> None:
     assert [row[0] for row in rows] == sorted(row[0] for row in rows)
 
 
+def test_a_solo_bot_that_forfeits_ranks_below_the_mayor(tmp_path: Path) -> None:
+    crash = tmp_path / "crash.py"
+    crash.write_text("raise SystemExit(1)\n")
+    text = _heights("match", str(crash), "--solo", "--seed", "9", cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    ranks = [line.split()[:2] for line in text.stdout.splitlines() if line.startswith("  #")]
+    assert ranks == [["#1", "Mayor"], ["#2", "seat"]]
+
+
 def test_a_bad_bot_argument_is_refused_clearly(tmp_path: Path) -> None:
     done = _heights("match", "no-such-bot", "random", cwd=tmp_path)
     assert done.returncode == 2
