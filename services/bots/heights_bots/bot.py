@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from heights_rules.rng import SEED_BITS
 from heights_rules.state import GameState
 
 
@@ -48,9 +49,6 @@ def _search(seed: int, **budget: Any) -> Bot:
     return SearchBot(seed, **budget)
 
 
-SEED_SPACE = 2**64  # the rules' generator takes seeds in [0, 2**64)
-
-
 def seat_seed(seed: int, seat: int) -> int:
     """A built-in bot's own seed for one seat of the match with `seed`.
 
@@ -59,7 +57,7 @@ def seat_seed(seed: int, seat: int) -> int:
     seeds go up to 2**64 (the platform draws them below 2**63), and `seed * 8` alone
     overflowed it for three seeds in four.
     """
-    return (seed * 8 + seat) % SEED_SPACE
+    return (seed * 8 + seat) % (1 << SEED_BITS)
 
 
 _REGISTRY: dict[str, Callable[..., Bot]] = {

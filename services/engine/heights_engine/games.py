@@ -154,6 +154,8 @@ class Games:
             token_nonce=nonce,
             request_id=request_id,
             fingerprint=fingerprint,
+            # Bookkeeping of the stored record, never read by the rules: not part of the
+            # seed, the state or the replay (only the seeded generator rolls).
             created_at=time.time(),
         )
         stored = await self.store.create(record, actions, state.is_terminal())
