@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc, bundled: the docs work offline
     "heights_platform.common",
     "heights_platform.accounts",
     "heights_platform.bots",
@@ -49,6 +50,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "heights_platform.common.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the API docs' Swagger UI and Redoc) from gunicorn, with no separate
+    # file server and no CDN.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -99,7 +103,10 @@ TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+# No STATIC_ROOT: WhiteNoise serves straight from the installed apps' static folders,
+# indexed once at start-up, since the platform runs from a wheel with no `collectstatic`
+# step (make demo, make up, the image).
+WHITENOISE_USE_FINDERS = True
 
 # Uploads: a bot is at most 1 MB (heights_runner.contract.MAX_BOT_BYTES); the request
 # limit leaves room for the multipart envelope and refuses anything far larger early.
@@ -156,6 +163,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Bots, ladders, matches, tournaments and replays of Rolling Heights.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs pages load their JavaScript from the platform itself, never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
 
 from heights_platform.common.health import healthz, readyz
 from heights_platform.common.index import RESOURCES, ApiIndex
@@ -22,6 +26,12 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path(
+        "api/v1/redoc/",
+        # The platform's own template: drf-spectacular's loads web fonts from the internet.
+        SpectacularRedocView.as_view(url_name="schema", template_name="viewer/redoc.html"),
+        name="redoc",
+    ),
     path("admin/", admin.site.urls),
     path("healthz", healthz),
     path("readyz", readyz),

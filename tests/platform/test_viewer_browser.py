@@ -7,12 +7,12 @@ to look at when the page changes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
+from tests.platform.browser import OUT_DIR, chromium, needs_chromium, watched
 
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.ladders.services import ladder_create, ladder_join
@@ -20,33 +20,15 @@ from heights_platform.matches.services import match_create, match_result_record
 from heights_platform.replays.models import Replay
 from heights_runner.contract import MatchResult
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-OUT_DIR = Path(__file__).resolve().parents[2] / "out"
-TIMEOUT_MS = 10_000
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}: the browser test needs one"
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
     """Headless Chromium. Request it after any fixture that writes to the database: the
     sync API runs an event loop in this thread, and Django refuses queries under one."""
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture
@@ -71,16 +53,6 @@ def played(
     return {"replay": Replay.objects.get(match=match), "bots": bots}
 
 
-def _watched(browser: Browser) -> tuple[Page, list[str]]:
-    """A page whose console messages and uncaught errors are collected."""
-    page = browser.new_page(viewport={"width": 1440, "height": 1100})
-    page.set_default_timeout(TIMEOUT_MS)
-    problems: list[str] = []
-    page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}"))
-    page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
-    return page, problems
-
-
 def _step_shown(page: Page, step: int) -> None:
     """Wait until the board, panels and labels show `step` (data-shown is set last)."""
     page.wait_for_selector(f'#replay-viewer[data-shown="{step}"]', state="attached")
@@ -92,7 +64,7 @@ def test_replay_viewer_draws_and_steps(
 ) -> None:
     replay = played["replay"]
     late = replay.steps - 3
-    page, problems = _watched(browser)
+    page, problems = watched(browser)
     page.goto(f"{live_server.url}/viewer/replays/{replay.pk}/#step={late}")
     page.wait_for_selector("#board g.cell")
     _step_shown(page, late)
@@ -125,7 +97,7 @@ def test_replay_viewer_draws_and_steps(
 
 
 def test_unknown_replay_shows_the_error(live_server: Any, browser: Browser) -> None:
-    page, problems = _watched(browser)
+    page, problems = watched(browser)
     page.goto(f"{live_server.url}/viewer/replays/987654/")
     page.wait_for_selector("#status.error")
     assert "no such replay" in (page.text_content("#status") or "")
@@ -135,7 +107,7 @@ def test_unknown_replay_shows_the_error(live_server: Any, browser: Browser) -> N
 
 
 def test_ladder_charts(live_server: Any, played: dict[str, Any], browser: Browser) -> None:
-    page, problems = _watched(browser)
+    page, problems = watched(browser)
     page.goto(f"{live_server.url}/viewer/ladders/duel/")
     page.wait_for_selector("#elo-chart polyline.series")
     assert page.locator("#elo-chart polyline.series").count() == 2

@@ -25,6 +25,7 @@ LINKS = {
     "replays": "replays",
     "schema": "schema",
     "docs": "docs",
+    "redoc": "redoc",
 }
 
 
