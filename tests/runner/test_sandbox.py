@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -22,7 +23,6 @@ from heights_runner.sandbox import (
     start_bot,
 )
 from heights_runner.sandbox import start as start_module
-from heights_runner.sandbox.seccomp import filter_bytes
 
 requires_bwrap = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not usable here")
 MakeBot = Callable[[str, str], Path]
@@ -44,6 +44,22 @@ try:
     print("inet open", flush=True)
 except OSError as exc:
     print(f"inet refused {exc.errno}", flush=True)
+"""
+# What an ordinary bot may do under the filter: threads, a child process, local sockets.
+ORDINARY = """
+import concurrent.futures, json, socket, subprocess, sys
+with concurrent.futures.ThreadPoolExecutor(4) as pool:
+    squares = sum(pool.map(lambda n: n * n, range(100)))
+child = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True)
+left, right = socket.socketpair()
+left.sendall(b"ping")
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+print(json.dumps({
+    "squares": squares,
+    "child": child.stdout.strip(),
+    "unix": right.recv(4).decode(),
+    "seccomp": status["Seccomp"].strip(),
+}), flush=True)
 """
 # Python sets LC_CTYPE (locale coercion) and bwrap PWD (from --chdir) by themselves.
 AMBIENT = {"LC_CTYPE", "PWD"}
@@ -93,12 +109,6 @@ def test_python_binds_use_the_base_interpreter_not_the_venv() -> None:
     assert not exe.startswith(os.path.realpath(sys.prefix) + "/") or sys.prefix == sys.base_prefix
 
 
-def test_seccomp_program_is_well_formed() -> None:
-    program = filter_bytes()
-    assert len(program) % 8 == 0
-    assert 10 < len(program) // 8 < 4096  # the kernel's BPF_MAXINSNS
-
-
 @requires_bwrap
 def test_probe_reports_what_is_in_use() -> None:
     caps = probe()
@@ -132,6 +142,24 @@ def test_echo_bot_round_trip(make_bot: MakeBot) -> None:
         assert bot.exit_info() is None
     assert bot.exit_info() is not None
     bot.close()  # idempotent
+
+
+@requires_bwrap
+def test_ordinary_interpreter_work_runs_under_the_filter(make_bot: MakeBot) -> None:
+    argv, binds = _argv()
+    with start_bot(make_bot("ordinary", ORDINARY), argv, ro_binds=binds) as bot:
+        seen = json.loads(bot.receive(20))
+    assert seen == {"squares": 328350, "child": "42", "unix": "ping", "seccomp": "2"}
+
+
+def test_untrusted_bot_refused_without_seccomp(
+    make_bot: MakeBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caps = dataclasses.replace(probe(), seccomp=False, reasons=("seccomp: NOT used (pretend)",))
+    monkeypatch.setattr(start_module, "probe", lambda: caps)
+    argv, binds = _argv()
+    with pytest.raises(SandboxUnavailable, match="needs bubblewrap and seccomp: seccomp: NOT"):
+        start_bot(make_bot("echo", ECHO), argv, ro_binds=binds)
 
 
 @requires_bwrap

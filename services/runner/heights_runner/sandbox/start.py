@@ -93,8 +93,9 @@ def start_bot(
 ) -> BotProcess:
     """Start a bot with `workdir` at /bot (cwd) and only `env` as its environment."""
     caps = probe()
-    if not caps.bwrap and not (trusted or allow_unsandboxed):
-        raise SandboxUnavailable("; ".join(caps.reasons))
+    if not caps.contains_untrusted and not (trusted or allow_unsandboxed):
+        why = "; ".join(caps.reasons)
+        raise SandboxUnavailable(f"an untrusted bot needs bubblewrap and seccomp: {why}")
     workdir = Path(workdir).resolve()
     try:
         cgroup = BotCgroup.create(
