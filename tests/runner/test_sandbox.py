@@ -17,6 +17,7 @@ from heights_runner.sandbox import (
     Capabilities,
     Limits,
     SandboxUnavailable,
+    bwrap,
     cgroups,
     probe,
     python_binds,
@@ -107,6 +108,30 @@ def test_python_binds_use_the_base_interpreter_not_the_venv() -> None:
     assert exe == os.path.realpath(exe)
     assert all(".venv" not in host for host, _ in binds)
     assert not exe.startswith(os.path.realpath(sys.prefix) + "/") or sys.prefix == sys.base_prefix
+
+
+def test_site_packages_are_covered_unless_a_bind_asks_for_them(tmp_path: Path) -> None:
+    site = "/opt/py/lib/python3.11/site-packages"
+    inside = f"{site}/heights_rules"
+
+    def covered(ro_binds: list[tuple[str, str]]) -> bool:
+        args = bwrap.command(
+            "bwrap",
+            tmp_path,
+            ["python"],
+            limits=Limits(),
+            ro_binds=ro_binds,
+            env={},
+            seccomp_fd=None,
+            hidden=[site],
+        )
+        return any(args[i : i + 2] == ["--tmpfs", site] for i in range(len(args)))
+
+    assert covered([("/opt/py", "/opt/py")])
+    assert covered([("/opt/py/lib/python3.11/site-packages-x", "/elsewhere")])
+    # A built-in bot in an install without a venv is given the project's site-packages.
+    assert not covered([("/opt/py", "/opt/py"), (site, site)])
+    assert not covered([(inside, inside)])
 
 
 @requires_bwrap

@@ -150,6 +150,7 @@ def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]
             ro_binds=launch.ro_binds,
             env=launch.env,
             seccomp_fd=seccomp_fd,
+            hidden=bwrap.python_site_dirs(),
         )
         # bwrap gets no environment of its own either: --clearenv and --setenv build the bot's.
         preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=False, installer=None)
