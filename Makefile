@@ -23,11 +23,13 @@ help: ## List every target with what it does
 
 setup: $(STAMP) ## Create .venv/ with the locked dependencies and the project installed editable
 
-# The bot sandbox needs bubblewrap, the replay viewer's browser test Chromium (Debian
-# packages); installed when we may (root with apt-get), else said.
-SYSTEM_PACKAGES := bubblewrap chromium
-system: ## Install the system packages the project needs (bubblewrap, chromium)
+# The bot sandbox needs bubblewrap and libseccomp (its seccomp filter), the replay
+# viewer's browser test Chromium (Debian packages); installed when we may (root with
+# apt-get), else said.
+SYSTEM_PACKAGES := bubblewrap libseccomp2 chromium
+system: ## Install the system packages the project needs (bubblewrap, libseccomp2, chromium)
 	@missing=""; command -v bwrap >/dev/null || missing="bubblewrap"; \
+	/sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2 ' || missing="$$missing libseccomp2"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -35,7 +37,7 @@ system: ## Install the system packages the project needs (bubblewrap, chromium)
 		|| { apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null; }; \
 	else \
 		echo "warning: missing system packages ($$missing) cannot be installed here;" \
-			"untrusted bots are refused without bubblewrap" >&2; \
+			"untrusted bots are refused without bubblewrap and libseccomp" >&2; \
 	fi
 
 $(BIN)/python:

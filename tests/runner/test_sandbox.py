@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -16,13 +17,13 @@ from heights_runner.sandbox import (
     Capabilities,
     Limits,
     SandboxUnavailable,
+    bwrap,
     cgroups,
     probe,
     python_binds,
     start_bot,
 )
 from heights_runner.sandbox import start as start_module
-from heights_runner.sandbox.seccomp import filter_bytes
 
 requires_bwrap = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not usable here")
 MakeBot = Callable[[str, str], Path]
@@ -44,6 +45,22 @@ try:
     print("inet open", flush=True)
 except OSError as exc:
     print(f"inet refused {exc.errno}", flush=True)
+"""
+# What an ordinary bot may do under the filter: threads, a child process, local sockets.
+ORDINARY = """
+import concurrent.futures, json, socket, subprocess, sys
+with concurrent.futures.ThreadPoolExecutor(4) as pool:
+    squares = sum(pool.map(lambda n: n * n, range(100)))
+child = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True)
+left, right = socket.socketpair()
+left.sendall(b"ping")
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+print(json.dumps({
+    "squares": squares,
+    "child": child.stdout.strip(),
+    "unix": right.recv(4).decode(),
+    "seccomp": status["Seccomp"].strip(),
+}), flush=True)
 """
 # Python sets LC_CTYPE (locale coercion) and bwrap PWD (from --chdir) by themselves.
 AMBIENT = {"LC_CTYPE", "PWD"}
@@ -93,10 +110,28 @@ def test_python_binds_use_the_base_interpreter_not_the_venv() -> None:
     assert not exe.startswith(os.path.realpath(sys.prefix) + "/") or sys.prefix == sys.base_prefix
 
 
-def test_seccomp_program_is_well_formed() -> None:
-    program = filter_bytes()
-    assert len(program) % 8 == 0
-    assert 10 < len(program) // 8 < 4096  # the kernel's BPF_MAXINSNS
+def test_site_packages_are_covered_unless_a_bind_asks_for_them(tmp_path: Path) -> None:
+    site = "/opt/py/lib/python3.11/site-packages"
+    inside = f"{site}/heights_rules"
+
+    def covered(ro_binds: list[tuple[str, str]]) -> bool:
+        args = bwrap.command(
+            "bwrap",
+            tmp_path,
+            ["python"],
+            limits=Limits(),
+            ro_binds=ro_binds,
+            env={},
+            seccomp_fd=None,
+            hidden=[site],
+        )
+        return any(args[i : i + 2] == ["--tmpfs", site] for i in range(len(args)))
+
+    assert covered([("/opt/py", "/opt/py")])
+    assert covered([("/opt/py/lib/python3.11/site-packages-x", "/elsewhere")])
+    # A built-in bot in an install without a venv is given the project's site-packages.
+    assert not covered([("/opt/py", "/opt/py"), (site, site)])
+    assert not covered([(inside, inside)])
 
 
 @requires_bwrap
@@ -132,6 +167,24 @@ def test_echo_bot_round_trip(make_bot: MakeBot) -> None:
         assert bot.exit_info() is None
     assert bot.exit_info() is not None
     bot.close()  # idempotent
+
+
+@requires_bwrap
+def test_ordinary_interpreter_work_runs_under_the_filter(make_bot: MakeBot) -> None:
+    argv, binds = _argv()
+    with start_bot(make_bot("ordinary", ORDINARY), argv, ro_binds=binds) as bot:
+        seen = json.loads(bot.receive(20))
+    assert seen == {"squares": 328350, "child": "42", "unix": "ping", "seccomp": "2"}
+
+
+def test_untrusted_bot_refused_without_seccomp(
+    make_bot: MakeBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caps = dataclasses.replace(probe(), seccomp=False, reasons=("seccomp: NOT used (pretend)",))
+    monkeypatch.setattr(start_module, "probe", lambda: caps)
+    argv, binds = _argv()
+    with pytest.raises(SandboxUnavailable, match="needs bubblewrap and seccomp: seccomp: NOT"):
+        start_bot(make_bot("echo", ECHO), argv, ro_binds=binds)
 
 
 @requires_bwrap

@@ -27,7 +27,7 @@ def run_probe(args: argparse.Namespace) -> int:
     caps = sandbox.probe()
     for line in caps.describe():
         print(line)
-    return 0 if caps.bwrap else 1
+    return 0 if caps.contains_untrusted else 1
 
 
 def run_worker(args: argparse.Namespace) -> int:
@@ -43,8 +43,8 @@ def run_worker(args: argparse.Namespace) -> int:
     print(f"runner: engine {engine}", file=sys.stderr)
     for line in caps.describe():
         print(f"runner: sandbox: {line}", file=sys.stderr)
-    if not caps.bwrap and not settings.allow_unsandboxed:
-        print("runner: untrusted bots will be refused (no bubblewrap)", file=sys.stderr)
+    if not caps.contains_untrusted and not settings.allow_unsandboxed:
+        print("runner: untrusted bots will be refused (no bubblewrap or seccomp)", file=sys.stderr)
     if settings.metrics_port:
         from prometheus_client import start_http_server
 

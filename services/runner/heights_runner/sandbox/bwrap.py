@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import site
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -35,6 +37,26 @@ def python_binds() -> tuple[str, list[tuple[str, str]]]:
     return exe, sorted(binds)
 
 
+@functools.cache
+def python_site_dirs() -> tuple[str, ...]:
+    """The base interpreter's site-packages (Debian: dist-packages), hidden from bots.
+
+    python_binds() binds the interpreter's whole prefix (or /usr holds it), and with it
+    whatever was pip-installed there: a bot would import it (`site` puts these on
+    sys.path, and a bot could add them itself), so they are covered, not just left off.
+    """
+    prefixes = list(dict.fromkeys([sys.base_prefix, sys.base_exec_prefix]))
+    found = {os.path.realpath(path) for path in site.getsitepackages(prefixes)}
+    return tuple(sorted(path for path in found if os.path.isdir(path)))
+
+
+def _covers(hidden: str, binds: Sequence[tuple[str, str]]) -> bool:
+    """Whether to hide `hidden`: not when a bind asks for it or for something in it."""
+    return not any(
+        inside == hidden or inside.startswith(hidden.rstrip("/") + "/") for _, inside in binds
+    )
+
+
 def system_args() -> list[str]:
     args = ["--ro-bind", "/usr", "/usr"]
     for name in _TOP_DIRS:
@@ -58,6 +80,7 @@ def command(
     ro_binds: Sequence[tuple[str, str]],
     env: Mapping[str, str],
     seccomp_fd: int | None,
+    hidden: Sequence[str] = (),
 ) -> list[str]:
     args = [
         bwrap,
@@ -83,6 +106,10 @@ def command(
     args += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for host, inside in ro_binds:
         args += ["--ro-bind", host, inside]
+    # An empty read-only tmpfs over each: what was installed there is not there.
+    for path in hidden:
+        if _covers(path, ro_binds):
+            args += ["--tmpfs", path, "--remount-ro", path]
     args += ["--proc", "/proc", "--dev", "/dev"]
     for name in _PROC_COVER:
         args += ["--ro-bind-try", f"/proc/{name}", f"/proc/{name}"]

@@ -22,6 +22,11 @@ class Capabilities:
     bwrap_path: str | None
     reasons: tuple[str, ...]  # one line per layer: what is used, or why it is not
 
+    @property
+    def contains_untrusted(self) -> bool:
+        """Namespaces and the seccomp filter both: what an untrusted bot is started under."""
+        return self.bwrap and self.seccomp
+
     def describe(self) -> list[str]:
         """Lines for the worker's start-up log."""
         state = "sandboxed with bubblewrap" if self.bwrap else "NO bubblewrap"
@@ -59,11 +64,10 @@ def probe() -> Capabilities:
     else:
         usable, line = _try_bwrap(path)
         reasons.append(line)
-    has_seccomp = seccomp.supported() and _kernel_has_seccomp()
-    if has_seccomp:
-        reasons.append("seccomp filter: no inet sockets, ptrace, namespaces, mounts, bpf")
-    else:
-        reasons.append("seccomp: no syscall table for this architecture")
+    has_seccomp, line = seccomp.availability()
+    if has_seccomp and not _kernel_has_seccomp():
+        has_seccomp, line = False, "seccomp: NOT used: the kernel has no seccomp"
+    reasons.append(line)
     memory, line = cgroups.writable("memory")
     reasons.append(line if memory else f"{line}; memory limited by RLIMIT_AS instead")
     pids, line = cgroups.writable("pids")

@@ -93,8 +93,9 @@ def start_bot(
 ) -> BotProcess:
     """Start a bot with `workdir` at /bot (cwd) and only `env` as its environment."""
     caps = probe()
-    if not caps.bwrap and not (trusted or allow_unsandboxed):
-        raise SandboxUnavailable("; ".join(caps.reasons))
+    if not caps.contains_untrusted and not (trusted or allow_unsandboxed):
+        why = "; ".join(caps.reasons)
+        raise SandboxUnavailable(f"an untrusted bot needs bubblewrap and seccomp: {why}")
     workdir = Path(workdir).resolve()
     try:
         cgroup = BotCgroup.create(
@@ -149,6 +150,7 @@ def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]
             ro_binds=launch.ro_binds,
             env=launch.env,
             seccomp_fd=seccomp_fd,
+            hidden=bwrap.python_site_dirs(),
         )
         # bwrap gets no environment of its own either: --clearenv and --setenv build the bot's.
         preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=False, installer=None)
