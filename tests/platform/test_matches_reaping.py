@@ -147,3 +147,31 @@ def test_a_result_before_the_reaper_leaves_nothing_to_reap(
     _age(match, 2 * deadline)
     assert matches_reap_overdue() == []
     assert Match.objects.get(pk=match.pk).finished_seq == finished.finished_seq
+
+
+def test_a_qualification_that_fails_for_infrastructure_is_played_again_not_rejected(
+    make_user: Callable[..., User],
+    sent_tasks: list[dict[str, Any]],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from heights_platform.bots.services import bot_version_create
+
+    bot = Bot.objects.create(owner=make_user(), name="fresh")
+    with django_capture_on_commit_callbacks(execute=True):
+        version = bot_version_create(bot=bot, filename="b.py", content=b"print('hi')\n")
+    for attempt in range(3):
+        version.refresh_from_db()
+        assert version.status == BotVersion.Status.QUALIFYING
+        assert version.qualification_match is not None
+        first = version.qualification_match
+        failure = MatchResult(
+            str(first.pk), "failed", first.seed, "", error="infrastructure failure: OSError: x"
+        )
+        with django_capture_on_commit_callbacks(execute=True):
+            match_result_record(result=failure)
+        version.refresh_from_db()
+        if attempt < 2:
+            assert version.qualification_match_id != first.pk  # a new match for it
+    assert version.status == BotVersion.Status.REJECTED  # after three attempts, named
+    assert "infrastructure failure: OSError: x" in version.error
+    assert len([t for t in sent_tasks if t["name"] == TASK_PLAY_MATCH]) == 3

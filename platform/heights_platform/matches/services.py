@@ -518,8 +518,16 @@ def _qualification_again(*, match: Match, seat: MatchSeat) -> bool:
     ).count()
     if failed >= QUALIFICATION_ATTEMPTS:
         return False
+    version = seat.bot_version
+    if version.status != BotVersion.Status.QUALIFYING or version.qualification_match_id not in (
+        None,
+        match.pk,
+    ):
+        return False  # decided already, or another qualification stands: nothing to redo
     log.warning("qualification match %s failed (%s); playing it again", match.pk, match.error)
-    match_create_for_qualification(version=seat.bot_version)
+    again = match_create_for_qualification(version=version)
+    # The version's result now comes from the new match (a result of the old is stale).
+    BotVersion.objects.filter(pk=version.pk).update(qualification_match=again)
     return True
 
 
