@@ -8,7 +8,8 @@ Matches are sent by task name (`send_task`); the platform never imports runner t
 The platform worker consumes the `results` and `platform` queues and runs beat, which
 schedules ladder matchmaking every `HEIGHTS_PLATFORM_MATCHMAKING_SECONDS` (default 30),
 the tournaments' safety-net tick every minute, and every minute the re-sending of
-matches that waited too long for the runner (`heights platform worker --beat`):
+matches that waited too long for the runner and the reaping of running matches past
+their deadline (`matches.reaping`) (`heights platform worker --beat`):
 
     celery -A heights_platform.celery_app worker -Q results,platform -B
 """
@@ -16,6 +17,7 @@ matches that waited too long for the runner (`heights platform worker --beat`):
 from __future__ import annotations
 
 import logging
+import math
 import os
 from typing import Any
 
@@ -26,6 +28,7 @@ from heights_runner.contract import (
     QUEUE_RESULTS,
     TASK_PLAY_MATCH,
     TASK_RECORD_RESULT,
+    largest_match_deadline_seconds,
 )
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heights_platform.settings")
@@ -38,6 +41,7 @@ QUEUE_PLATFORM = "platform"
 TASK_LADDER_MATCHMAKE = "heights_platform.ladder_matchmake"
 TASK_TOURNAMENTS_TICK_DUE = "heights_platform.tournaments_tick_due"
 TASK_MATCHES_RESEND_STALLED = "heights_platform.matches_resend_stalled"
+TASK_MATCHES_REAP_OVERDUE = "heights_platform.matches_reap_overdue"
 TASK_SEAT_LOGS_PRUNE = "heights_platform.seat_logs_prune"
 
 
@@ -48,7 +52,16 @@ def _broker_settings(url: str) -> dict[str, Any]:
         log.info("celery broker: %s", url or "memory:// (embedded, in-process)")
         return {"broker_url": url or "memory://"}
     log.info("celery broker: %s", describe(url))
-    return celery_broker_settings(url)
+    settings = celery_broker_settings(url)
+    if url.startswith(("redis://", "rediss://")):
+        # kombu restores every unacknowledged message of a Redis broker older than the
+        # restoring client's own timeout, whichever client that is: the platform's must
+        # follow the match deadline as the runner's does (a result being recorded that
+        # comes back meanwhile is recorded once all the same).
+        options = dict(settings.get("broker_transport_options", {}))
+        options["visibility_timeout"] = math.ceil(largest_match_deadline_seconds())
+        settings["broker_transport_options"] = options
+    return settings
 
 
 def matchmaking_seconds() -> float:
@@ -82,6 +95,7 @@ def make_app(broker_url: str) -> Celery:
             },
             "tournaments-tick-due": {"task": TASK_TOURNAMENTS_TICK_DUE, "schedule": 60.0},
             "matches-resend-stalled": {"task": TASK_MATCHES_RESEND_STALLED, "schedule": 60.0},
+            "matches-reap-overdue": {"task": TASK_MATCHES_REAP_OVERDUE, "schedule": 60.0},
             "seat-logs-prune": {"task": TASK_SEAT_LOGS_PRUNE, "schedule": 3600.0},
         },
         worker_hijack_root_logger=False,

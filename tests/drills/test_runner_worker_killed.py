@@ -17,6 +17,8 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -50,16 +52,16 @@ run(Slow(name="slow"))
 """
 
 
-@pytest.fixture
-def system(
-    transactional_db: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@contextmanager
+def _system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broker_url: str
 ) -> Iterator[tuple[Stack, dict[str, str]]]:
     """Engine and platform worker on this test's database; the platform app on its prefix."""
     from heights_platform import celery_app
 
     prefix = f"heights-drill-{uuid.uuid4().hex[:10]}:"
     monkeypatch.setenv("HEIGHTS_BROKER_PREFIX", prefix)
-    app = celery_app.make_app(REDIS)  # reads the prefix from the environment
+    app = celery_app.make_app(broker_url)  # reads the prefix from the environment
     monkeypatch.setattr(celery_app, "app", app)
     db = connection.settings_dict
     database_url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
@@ -77,11 +79,11 @@ def system(
             ready_text=" ready.",
             DJANGO_SETTINGS_MODULE="heights_platform.settings",
             DATABASE_URL=database_url,
-            HEIGHTS_PLATFORM_BROKER_URL=REDIS,
+            HEIGHTS_PLATFORM_BROKER_URL=broker_url,
             HEIGHTS_PLATFORM_METRICS_PORT=str(metrics_port),
         )
         runner_env = {
-            "HEIGHTS_RUNNER_BROKER_URL": REDIS,
+            "HEIGHTS_RUNNER_BROKER_URL": broker_url,
             "HEIGHTS_RUNNER_LEDGER_URL": REDIS,
             "HEIGHTS_RUNNER_ENGINE_ADDRESS": engine.address,
             "HEIGHTS_RUNNER_CACHE_DIR": str(tmp_path / "bots"),
@@ -93,6 +95,23 @@ def system(
         stack.stop()
         app.close()
         redis_forget(prefix)
+
+
+@pytest.fixture
+def system(
+    transactional_db: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Stack, dict[str, str]]]:
+    with _system(tmp_path, monkeypatch, REDIS) as running:
+        yield running
+
+
+@pytest.fixture
+def file_system(
+    transactional_db: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Stack, dict[str, str]]]:
+    """The same on the embedded file broker (which never redelivers a message)."""
+    with _system(tmp_path, monkeypatch, f"file://{tmp_path / 'broker'}") as running:
+        yield running
 
 
 def _slow_version(owner: User) -> BotVersion:
@@ -165,3 +184,54 @@ def test_a_runner_killed_mid_match_leaves_one_recorded_result(
     with urllib.request.urlopen(platform_metrics, timeout=5) as reply:
         scraped = reply.read().decode()
     assert 'heights_platform_match_results_total{status="finished"} 1.0' in scraped
+
+
+def test_on_the_file_broker_the_reaper_brings_a_killed_match_back(
+    file_system: tuple[Stack, dict[str, str]],
+) -> None:
+    from django.utils import timezone
+
+    from heights_platform.matches.reaping import match_deadline_s, matches_reap_overdue
+
+    stack, runner_env = file_system
+    runner_env.pop("PLATFORM_METRICS")
+    slow = _slow_version(User.objects.create_user("drill-owner", "d@example.org", "pw-9x!kq"))
+    greedy = builtin_bots_ensure()["greedy"]
+    ladder = ladder_create(slug="drill-file", name="Drill ladder", players=2)
+    match = match_create(
+        kind=Match.Kind.LADDER,
+        seats=[slow, greedy],
+        players=2,
+        options={"round_cap": 4},
+        ladder=ladder,
+        seed=20261124,
+    )
+    first = stack.runner("runner-1", **runner_env)
+    recorder = stack.services[1]
+    wait_for(
+        "the match is running",
+        lambda: Match.objects.get(pk=match.pk).status == Match.Status.RUNNING,
+        60,
+        first.log() + recorder.log(),
+    )
+    first.stop(signal.SIGKILL)  # the file broker has handed the message out for good
+    second = stack.runner("runner-2", **runner_env)
+    assert matches_reap_overdue() == []  # not before its deadline
+
+    # The beat task's next tick once the deadline has passed (the clock moved, not waited).
+    deadline = match_deadline_s(match=Match.objects.get(pk=match.pk))
+    later = timezone.now() + timedelta(seconds=deadline + 1)
+    assert [r.action for r in matches_reap_overdue(now=later)] == ["sent_again"]
+    wait_for(
+        "the match is finished",
+        lambda: Match.objects.get(pk=match.pk).status == Match.Status.FINISHED,
+        90,
+        second.log() + recorder.log(),
+    )
+    recorded = Match.objects.get(pk=match.pk)
+    assert "match started" in second.log()
+    assert matches_reap_overdue(now=later + timedelta(seconds=deadline + 1)) == []
+    assert Match.objects.get(pk=match.pk).finished_seq == recorded.finished_seq
+    assert Replay.objects.filter(match=match).count() == 1
+    assert RatingChange.objects.filter(match=match).count() == 2  # each seat rated once
+    assert [e.games for e in LadderEntry.objects.filter(ladder=ladder)] == [1, 1]

@@ -80,14 +80,14 @@ run(B(name="outliver"))
 MOVE_MS = {"allocates_without_end": 20_000}
 
 
-def _match(source: str, tmp: Path, move_ms: int = 300) -> MatchResult:
+def _match(source: str, tmp: Path, move_ms: int = 300, game_ms: int = 120_000) -> MatchResult:
     bot = BotRef.from_bytes("py", "main.py", source.encode())
     spec = MatchSpec(
         f"forfeit-{tmp.name}",
         4242,
         (SeatSpec("hostile", bot), SeatSpec("greedy", BotRef.builtin("greedy"), True)),
         options={"round_cap": 2},
-        limits=TimeLimits(move_ms=move_ms, bank_ms=500, start_ms=4000),
+        limits=TimeLimits(move_ms=move_ms, bank_ms=500, start_ms=4000, game_ms=game_ms),
     )
     # A smaller memory limit so the allocation case ends quickly.
     policy = LaunchPolicy(tmp / "bots", limits=Limits(memory_bytes=256 * 2**20))
@@ -192,3 +192,15 @@ def test_a_mid_game_exit_says_how_it_ended_once(tmp_path: Path) -> None:
     forfeit = result.seats[0].forfeit
     assert forfeit is not None
     assert forfeit.detail.count("exited with status 3") == 1, forfeit.detail
+
+
+def test_thinking_past_the_whole_game_budget_is_a_timeout(tmp_path: Path) -> None:
+    # Each move well within move_ms, but the game's budget (0.5 s) runs out after a few.
+    result = _match(
+        PLAYS.format(body="        time.sleep(0.15); return d.legal[0].id"), tmp_path, game_ms=500
+    )
+    _check_forfeit(result, "timeout")
+    forfeit = result.seats[0].forfeit
+    assert forfeit is not None
+    assert "game budget" in forfeit.detail, forfeit.detail
+    assert result.seats[0].moves >= 1  # moves it made within the budget count in it

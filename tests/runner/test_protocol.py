@@ -26,7 +26,12 @@ def test_hello_carries_seat_players_and_limits() -> None:
     msg = json.loads(protocol.hello(_spec(3), 2))
     assert msg["type"] == "hello"
     assert (msg["protocol"], msg["seat"], msg["players"]) == (1, 2, 3)
-    assert msg["limits"] == {"move_ms": 1000, "bank_ms": 10000, "start_ms": 5000}
+    assert msg["limits"] == {
+        "move_ms": 1000,
+        "bank_ms": 10000,
+        "start_ms": 5000,
+        "game_ms": 120_000,
+    }
 
 
 def test_decide_carries_the_observation_with_its_legal_actions() -> None:

@@ -1,5 +1,6 @@
-"""A match whose engine is unavailable is played again inside its task, with growing
-waits, and never past its deadline (the broker would hand it to a second worker)."""
+"""A match the runner could not play (the engine unavailable, or any other fault of ours)
+is played again inside its task, with growing waits, and never past its deadline (the
+broker would hand it to a second worker); then it fails, blaming no bot."""
 
 from __future__ import annotations
 
@@ -69,7 +70,10 @@ def test_after_its_retries_the_match_fails_blaming_no_bot(
 ) -> None:
     _engine_down_for(monkeypatch, 99, clock)
     result = tasks.run_spec_retrying(SPEC, retries=7, within_s=1800)
-    assert (result.status, result.error) == ("failed", "engine service unavailable")
+    assert (result.status, result.error) == (
+        "failed",
+        "infrastructure failure: engine service unavailable",
+    )
     assert result.seats == ()
     assert clock.waits == [2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]  # capped at a minute
 
@@ -83,3 +87,22 @@ def test_no_attempt_starts_after_the_deadline(
     assert result.status == "failed"
     assert clock.waits == [2.0, 4.0, 8.0, 16.0, 32.0]  # the next, 60 s, would pass 100 s
     assert max(attempts) - start <= 100
+
+
+def test_any_runner_fault_is_retried_then_named_in_the_failure(
+    monkeypatch: pytest.MonkeyPatch, clock: Clock, tmp_path: Path
+) -> None:
+    calls: list[float] = []
+
+    def run_spec(spec: MatchSpec) -> MatchResult:
+        calls.append(clock.now)
+        raise OSError(36, "File name too long")
+
+    monkeypatch.setattr(tasks, "run_spec", run_spec)
+    result = tasks.run_spec_retrying(SPEC, retries=2, within_s=120)
+    assert len(calls) == 3
+    assert result.status == "failed"
+    assert result.error == "infrastructure failure: OSError: [Errno 36] File name too long"
+    assert result.seats == ()
+    # Stored like any result: a redelivered task re-sends this failure, it plays nothing.
+    assert FolderLedger(tmp_path).get(SPEC.match_id) == result

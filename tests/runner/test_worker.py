@@ -7,10 +7,18 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
 from tests.runner.worker_stack import runner_stack
 
 from heights_cli.stack import free_port
-from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec, TimeLimits
+from heights_runner.contract import (
+    BotRef,
+    MatchResult,
+    MatchSpec,
+    SeatSpec,
+    TimeLimits,
+    match_deadline_seconds,
+)
 
 SHORT = {"round_cap": 3}  # whole games in about a second
 # Time limits are not under test here: generous, so a loaded CI machine forfeits no one.
@@ -110,3 +118,29 @@ def test_an_unreachable_engine_is_retried_then_reported_as_a_failed_match(tmp_pa
         assert failed.status == "failed"
         assert "engine service unavailable" in failed.error
         assert failed.seats == ()  # no bot is blamed for the outage
+
+
+@pytest.mark.parametrize("broker", ["redis", "file"])
+def test_a_runner_fault_at_unpacking_ends_the_match_as_an_infrastructure_failure(
+    tmp_path: Path, broker: str
+) -> None:
+    # The worker's bot cache cannot be made (a file where its folder should be): the
+    # OSError of unpacking (or of starting a built-in's sandbox) is the runner's fault.
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    with runner_stack(tmp_path, broker, HEIGHTS_RUNNER_MAX_RETRIES="1") as rs:
+        worker = rs.worker(HEIGHTS_RUNNER_CACHE_DIR=str(blocked / "bots"))
+        slow = BotRef.from_bytes("py", "slow.py", SLOW_BOT)
+        spec = _spec(slow, BotRef.builtin("random"))
+        started = time.monotonic()
+        rs.submit(spec)
+        [result] = rs.results(1, timeout=90)
+        resolved_s = time.monotonic() - started
+        failed = MatchResult.from_dict(result)
+        assert failed.status == "failed", failed
+        assert failed.error.startswith("infrastructure failure: NotADirectoryError"), failed.error
+        assert failed.seats == ()  # no forfeit: no bot is blamed
+        assert worker.log().count("match attempt failed") == 2  # retried once, same seed
+        assert resolved_s < match_deadline_seconds(spec)
+        print(f"unpacking fault on the {broker} broker: recorded in {resolved_s:.1f} s")
+        assert rs.results(1, timeout=3) == []  # one result

@@ -43,8 +43,11 @@ class RunnerStack:
 
 
 @contextmanager
-def runner_stack(tmp: Path, **env: str) -> Iterator[RunnerStack]:
+def runner_stack(tmp: Path, broker: str = "redis", **env: str) -> Iterator[RunnerStack]:
+    """The stack on the Redis broker, or with `broker="file"` on the embedded file broker
+    (a folder of the test's own; the engine's store and the ledger stay on Redis)."""
     prefix = f"heights-test-{uuid.uuid4().hex[:10]}:"
+    broker_url = REDIS if broker == "redis" else f"file://{tmp / 'broker'}"
     stack = Stack(tmp / "var")
     try:
         engine = stack.engine(
@@ -53,7 +56,7 @@ def runner_stack(tmp: Path, **env: str) -> Iterator[RunnerStack]:
             HEIGHTS_ENGINE_LOG_LEVEL="WARNING",
         )
         worker_env = {
-            "HEIGHTS_RUNNER_BROKER_URL": REDIS,
+            "HEIGHTS_RUNNER_BROKER_URL": broker_url,
             "HEIGHTS_BROKER_PREFIX": prefix,
             "HEIGHTS_RUNNER_ENGINE_ADDRESS": engine.address,
             "HEIGHTS_RUNNER_CACHE_DIR": str(tmp / "bots"),
@@ -61,7 +64,7 @@ def runner_stack(tmp: Path, **env: str) -> Iterator[RunnerStack]:
             "HEIGHTS_RUNNER_CONCURRENCY": "1",
         } | env
         settings = RunnerSettings(
-            broker_url=REDIS,
+            broker_url=broker_url,
             broker_prefix=prefix,
             engine_address=engine.address,
             cache_dir=tmp / "bots",

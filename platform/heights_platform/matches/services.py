@@ -38,6 +38,7 @@ from heights_platform.ladders.models import Ladder
 from heights_platform.matches.models import Match, MatchSeat, SeatLog
 from heights_platform.replays.models import Replay, ReplayCheckpoint
 from heights_runner.contract import (
+    INFRASTRUCTURE_FAILURE,
     QUEUE_MATCHES,
     TASK_PLAY_MATCH,
     BotRef,
@@ -45,6 +46,7 @@ from heights_runner.contract import (
     MatchSpec,
     SeatResult,
     SeatSpec,
+    TimeLimits,
     log_tail,
 )
 
@@ -93,7 +95,14 @@ def match_spec(*, match: Match) -> MatchSpec:
         solo=match.solo,
         options=dict(match.options),
         catalogue=match.catalogue,
+        limits=match_limits(match=match),
     )
+
+
+def match_limits(*, match: Match) -> TimeLimits:
+    """The time limits the match is played with (today the same for every match); the
+    reaper derives the match's deadline from them (`matches.reaping`)."""
+    return TimeLimits()
 
 
 def match_enqueue(*, match: Match) -> None:
@@ -107,26 +116,24 @@ def match_enqueue(*, match: Match) -> None:
     Match.objects.filter(pk=match.pk).update(sent_at=timezone.now())
 
 
-# How long a match may wait for the runner before it is sent again: a match whose
+# How long a queued match may wait for the runner before it is sent again: one whose
 # message never reached the broker (an outage at creation) goes again after a minute; one
 # that was sent, after six hours queued (a message lost by the broker; a shorter wait
-# would copy a long but healthy backlog) or two hours running (the runner's visibility
-# timeout, one hour, has then passed: its result was lost).
+# would copy a long but healthy backlog). A running match past its deadline is the
+# reaper's (`matches.reaping.matches_reap_overdue`).
 # Re-sending is harmless: the task id is the match id, the runner's ledger re-sends a
 # known result instead of playing again, and recording a result is idempotent.
 RESEND_UNSENT_AFTER = timedelta(minutes=1)
 RESEND_QUEUED_AFTER = timedelta(hours=6)
-RESEND_RUNNING_AFTER = timedelta(hours=2)
 
 
 def matches_resend_stalled(
     *,
     unsent_after: timedelta = RESEND_UNSENT_AFTER,
     queued_after: timedelta = RESEND_QUEUED_AFTER,
-    running_after: timedelta = RESEND_RUNNING_AFTER,
     limit: int = 500,
 ) -> list[Match]:
-    """Send again the matches that have waited too long for the runner (oldest first).
+    """Send again the queued matches that have waited too long for the runner (oldest first).
 
     A match is sent again at most once per period: `sent_at` moves on with each send.
     A broker that is still away raises; what was sent before it stays sent. A match
@@ -135,28 +142,28 @@ def matches_resend_stalled(
     now = timezone.now()
     never_sent = Q(sent_at__isnull=True, created_at__lt=now - unsent_after)
     queued = Q(status=Match.Status.QUEUED) & (never_sent | Q(sent_at__lt=now - queued_after))
-    running = Q(status=Match.Status.RUNNING, sent_at__lt=now - running_after) & Q(
-        started_at__lt=now - running_after
+    stalled = list(Match.objects.filter(queued).order_by("created_at")[:limit])
+    return [match for match in stalled if match_send_again(match=match)]
+
+
+def match_send_again(*, match: Match) -> bool:
+    """`match_enqueue`, logged; False when the match's spec cannot be built (logged).
+    A broker that is away raises: the next tick tries again."""
+    log.warning(
+        "sending match %s again (%s since %s)",
+        match.pk,
+        match.status,
+        match.sent_at or match.created_at,
     )
-    stalled = list(Match.objects.filter(queued | running).order_by("created_at")[:limit])
-    sent = []
-    for match in stalled:
-        log.warning(
-            "sending match %s again (%s since %s)",
-            match.pk,
-            match.status,
-            match.sent_at or match.created_at,
-        )
-        try:
-            match_enqueue(match=match)
-        except OperationalError:
-            raise  # the broker is away: the next tick tries them all again
-        except Exception:
-            # One match that cannot be sent (its spec broken) must not hold up the rest.
-            log.exception("could not send match %s again", match.pk)
-            continue
-        sent.append(match)
-    return sent
+    try:
+        match_enqueue(match=match)
+    except OperationalError:
+        raise
+    except Exception:
+        # One match that cannot be sent (its spec broken) must not hold up the rest.
+        log.exception("could not send match %s again", match.pk)
+        return False
+    return True
 
 
 def match_create(
@@ -475,10 +482,17 @@ def _after_record(*, match: Match, rate: bool = True) -> None:
         tournament_match_finished(match=match)
 
 
+# An infrastructure failure is never the bot's: its qualification is played again, up to
+# this many times in all, before the version is turned down (with the failure named).
+QUALIFICATION_ATTEMPTS = 3
+
+
 def _qualification_finished(*, match: Match) -> None:
     from heights_platform.bots.services import bot_version_qualification_finished
 
     seat = MatchSeat.objects.select_related("bot_version").get(match=match, seat=0)
+    if match.status != Match.Status.FINISHED and _qualification_again(match=match, seat=seat):
+        return
     if match.status != Match.Status.FINISHED:
         passed, error = False, f"the qualification game failed: {match.error}"
     elif seat.forfeit_reason:
@@ -490,6 +504,31 @@ def _qualification_finished(*, match: Match) -> None:
     bot_version_qualification_finished(
         version=seat.bot_version, match=match, passed=passed, error=error
     )
+
+
+def _qualification_again(*, match: Match, seat: MatchSeat) -> bool:
+    """After an infrastructure failure, a new qualification match (while attempts last)."""
+    if not match.error.startswith(INFRASTRUCTURE_FAILURE):
+        return False
+    failed = Match.objects.filter(
+        kind=Match.Kind.QUALIFICATION,
+        status=Match.Status.FAILED,
+        seats__seat=0,
+        seats__bot_version=seat.bot_version,
+    ).count()
+    if failed >= QUALIFICATION_ATTEMPTS:
+        return False
+    version = seat.bot_version
+    if version.status != BotVersion.Status.QUALIFYING or version.qualification_match_id not in (
+        None,
+        match.pk,
+    ):
+        return False  # decided already, or another qualification stands: nothing to redo
+    log.warning("qualification match %s failed (%s); playing it again", match.pk, match.error)
+    again = match_create_for_qualification(version=version)
+    # The version's result now comes from the new match (a result of the old is stale).
+    BotVersion.objects.filter(pk=version.pk).update(qualification_match=again)
+    return True
 
 
 def seat_logs_prune(*, now: datetime | None = None) -> int:

@@ -8,7 +8,12 @@ from typing import Any
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from heights_platform.celery_app import TASK_MATCHES_RESEND_STALLED, TASK_SEAT_LOGS_PRUNE
+from heights_platform.celery_app import (
+    TASK_MATCHES_REAP_OVERDUE,
+    TASK_MATCHES_RESEND_STALLED,
+    TASK_SEAT_LOGS_PRUNE,
+)
+from heights_platform.matches.reaping import matches_reap_overdue
 from heights_platform.matches.services import (
     match_mark_running,
     match_result_record,
@@ -50,6 +55,12 @@ def record_match_started(match_id: str) -> None:
 def resend_stalled_matches() -> int:
     """Beat's safety net: a match whose message was lost goes to the runner again."""
     return len(matches_resend_stalled())
+
+
+@shared_task(name=TASK_MATCHES_REAP_OVERDUE, acks_late=True, ignore_result=True)
+def reap_overdue_matches() -> int:
+    """Beat, every minute: a running match past its deadline is sent again, then failed."""
+    return len(matches_reap_overdue())
 
 
 @shared_task(name=TASK_SEAT_LOGS_PRUNE, acks_late=True, ignore_result=True)

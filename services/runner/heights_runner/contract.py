@@ -28,7 +28,7 @@ MAX_BOT_BYTES = 1_000_000  # a submitted file or zip archive, compressed
 BotKind = Literal["builtin", "py", "zip"]
 ForfeitReason = Literal[
     "start_timeout",  # no `ready` within the start limit
-    "timeout",  # a move past its limit with the time bank spent
+    "timeout",  # a move past its limit with the time bank spent, or the game budget
     "crash",  # the process ended before the game did
     "garbage",  # a line that is not a protocol message
     "illegal",  # an action id that is not legal in the current decision
@@ -82,11 +82,19 @@ class BotRef:
 
 @dataclass(frozen=True, slots=True)
 class TimeLimits:
-    """Per-move limit, a bank shared by the whole game, and the start-up limit (ms)."""
+    """Per-move limit, a bank shared by the whole game, and the start-up limit (ms).
+
+    `game_ms` bounds a seat's thinking over the whole game (moves within `move_ms` too):
+    without it a bot could take 0.99 s on each of hundreds of moves, and no one could
+    say when a match must have ended. `max_decisions` bounds the game's length as the
+    runner plays it (a 4-player game is ~1,300); past it the runner is at fault.
+    """
 
     move_ms: int = 1000
     bank_ms: int = 10_000
     start_ms: int = 5000
+    game_ms: int = 120_000
+    max_decisions: int = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +137,51 @@ class MatchSpec:
             solo=bool(data.get("solo", False)),
             options=dict(data.get("options", {})),
             catalogue=str(data.get("catalogue", "reconstructed-v1")),
-            limits=TimeLimits(**data.get("limits", {})),
+            limits=TimeLimits(**_known(TimeLimits, dict(data.get("limits", {})))),
             reply_to=str(data.get("reply_to", TASK_RECORD_RESULT)),
         )
+
+
+# What one attempt at a match costs the runner beyond its bots' own time: unpacking and
+# starting the sandboxes, creating the game, finishing, storing and sending the result
+# (SETUP), and the relay and engine call of every decision (a few ms; 20 on a busy
+# machine). Generous: a match past its deadline is taken for lost.
+ATTEMPT_SETUP_S = 30.0
+DECISION_OVERHEAD_S = 0.02
+# A match the runner could not play (a runner or engine fault) is played again from the
+# start on the same seed, with waits of 2, 4, 8 ... s between attempts, only while the
+# task is younger than this (tasks.run_spec_retrying).
+RETRY_WINDOW_S = 120.0
+# Between the runner's deadline and the platform's reaper: a result on its way is let in.
+RESULT_GRACE_S = 30.0
+# How a failed result's error begins: no bot is to blame (the runner could not play the
+# match, or the platform's reaper found it past its deadline); never rated, no forfeit.
+INFRASTRUCTURE_FAILURE = "infrastructure failure: "
+
+
+def attempt_seconds(spec: MatchSpec) -> float:
+    """The longest one attempt at `spec` may take: every seat's whole-game thinking
+    (plus the one move that overdraws it), start-up, and the runner's own work."""
+    limits = spec.limits
+    thinking_ms = limits.start_ms + spec.players * (limits.game_ms + limits.move_ms)
+    relay = limits.max_decisions * DECISION_OVERHEAD_S
+    return thinking_ms / 1000.0 + relay + ATTEMPT_SETUP_S
+
+
+def match_deadline_seconds(spec: MatchSpec) -> float:
+    """How long after a runner took `spec` its result has been sent, retries included.
+
+    The one deadline of a match: the runner starts no attempt that could end after it
+    and derives its broker's visibility timeout from it; the platform's reaper re-sends,
+    then fails, a match still unrecorded this long (plus RESULT_GRACE_S) after it started.
+    """
+    return RETRY_WINDOW_S + attempt_seconds(spec)
+
+
+def largest_match_deadline_seconds(limits: TimeLimits | None = None) -> float:
+    """The deadline of a 4-player match with `limits` (default: the default limits)."""
+    seats = tuple(SeatSpec(f"seat{i}", BotRef.builtin("random")) for i in range(4))
+    return match_deadline_seconds(MatchSpec("", 0, seats, limits=limits or TimeLimits()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from heights_rules import GameConfig, outcome
+from heights_rules.errors import IllegalActionError, InvalidActionError
 from heights_rules.options import RuleOptions
 from heights_rules.patches import make_patch
 from heights_rules.replay import Recorder
@@ -29,7 +30,18 @@ class EngineUnavailableError(RuntimeError):
 
 
 class EngineRefusedError(ValueError):
-    """The engine refused an action; the acting bot forfeits."""
+    """The engine refused the bot's action as illegal, invalid or out of turn: the acting
+    bot forfeits. Raised only for those reasons (see `grpc_engine.BOT_FAULT_REASONS`)."""
+
+
+class EngineFaultError(RuntimeError):
+    """The engine refused or failed a call for a reason that is not the bot's (a stale
+    sequence, an unknown game, a request the runner built wrong, an internal error): a
+    runner fault, so the match is played again or fails, and no bot is blamed."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason  # the engine's ErrorInfo reason, when it sent one
 
 
 @dataclass(slots=True)
@@ -152,12 +164,18 @@ class LocalEngine:
         return Turn(seat, step, "", patch, known[0], full=lambda: _dumps(observation))
 
     def apply(self, seat: int, action: int) -> None:
+        """As the service decides: the rules' own refusals are the bot's; anything else
+        the rules core raises is a fault of ours (EngineFaultError)."""
         state = self._rec.state
-        if state.current_player() != seat or action not in state.legal_actions():
-            raise EngineRefusedError(
-                f"action {action} is not legal at step {len(self._rec.replay.actions)}"
-            )
-        self._rec.apply(action)
+        step = len(self._rec.replay.actions)
+        try:
+            if state.current_player() != seat:
+                raise IllegalActionError(f"it is not seat {seat}'s decision")
+            self._rec.apply(action)  # the state is unchanged when this refuses
+        except (IllegalActionError, InvalidActionError) as err:
+            raise EngineRefusedError(f"action {action} at step {step}: {err}") from None
+        except Exception as err:
+            raise EngineFaultError(f"rules core failed at step {step}: {err!r}") from err
         self._roll()
 
     def finish(self) -> Finished:

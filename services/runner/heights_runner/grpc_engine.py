@@ -4,6 +4,11 @@ The runner is the trusted middleman between the service and the bots: it holds t
 tokens, asks for the view of the seat to move, and relays that seat's answer. Transient
 failures (UNAVAILABLE, DEADLINE_EXCEEDED) are retried a few times; a stale sequence
 after a retried ApplyAction means the first attempt landed, which the sequence shows.
+
+Every other refusal is sorted by party here, once, from the `google.rpc.ErrorInfo`
+reason the engine puts in the status details (heights_engine.errors), never from the
+status code: an illegal, invalid or out-of-turn action is the bot's (EngineRefusedError,
+a forfeit); anything else is ours (EngineFaultError: the match is retried or fails).
 """
 
 from __future__ import annotations
@@ -16,12 +21,21 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
 from heights_engine.proto import game_pb2
 from heights_runner.contract import MatchSpec
-from heights_runner.engines import OVER, EngineRefusedError, EngineUnavailableError, Finished, Turn
+from heights_runner.engines import (
+    OVER,
+    EngineFaultError,
+    EngineRefusedError,
+    EngineUnavailableError,
+    Finished,
+    Turn,
+)
 
 T = TypeVar("T")
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
@@ -40,6 +54,35 @@ def _code(err: grpc.RpcError) -> grpc.StatusCode:
 def _details(err: grpc.RpcError) -> str:
     details: str = getattr(err, "details")() or ""  # noqa: B009
     return details
+
+
+# The reasons that blame the bot whose action was sent: what it chose is not legal now,
+# is no action at all, or came when it was not its seat's decision.
+BOT_FAULT_REASONS = frozenset({"ILLEGAL_ACTION", "INVALID_ACTION", "NOT_YOUR_TURN"})
+STALE_SEQUENCE = "STALE_SEQUENCE"
+
+
+def _reason(err: grpc.RpcError) -> str:
+    """The ErrorInfo reason in the status details ("" if the engine sent none)."""
+    try:
+        status = rpc_status.from_call(err)
+    except (ValueError, AttributeError):  # details that do not match the code and message
+        return ""
+    for detail in status.details if status is not None else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return str(info.reason)
+    return ""
+
+
+def _translate(err: grpc.RpcError, method: str) -> Exception:
+    """The party-typed error for a call the engine refused or failed (the one place)."""
+    code, reason, details = _code(err), _reason(err), _details(err)
+    if code in RETRYABLE:
+        return EngineUnavailableError(f"engine service: {details}")
+    if reason in BOT_FAULT_REASONS:
+        return EngineRefusedError(f"{reason}: {details}")
+    return EngineFaultError(f"engine {method}: {code.name} {reason or '-'}: {details}", reason)
 
 
 def channel(address: str) -> grpc.Channel:
@@ -105,17 +148,19 @@ class GrpcEngine:
         self._next: Turn | None = None  # the next mover's view, sent with the last action
         self._stream: ActionStream | None = None
         self._streaming = True  # False once the engine answered UNIMPLEMENTED
+        self._retried = False  # whether the last call was sent more than once
 
     def _call(self, method: Callable[..., T], request: object) -> T:
         delay = 0.1
+        self._retried = False
         for attempt in range(ATTEMPTS):
             try:
                 return method(request, timeout=CALL_TIMEOUT)
             except grpc.RpcError as err:
                 if _code(err) not in RETRYABLE or attempt == ATTEMPTS - 1:
-                    if _code(err) in RETRYABLE:
-                        raise EngineUnavailableError(f"engine service: {_details(err)}") from None
-                    raise
+                    name = getattr(method, "__name__", type(request).__name__)
+                    raise _translate(err, name) from None
+                self._retried = True
                 time.sleep(delay)
                 delay *= 2
         raise AssertionError("unreachable")
@@ -155,16 +200,11 @@ class GrpcEngine:
         self._next = None
         try:
             response: pb.ApplyActionResponse = self._call(self._apply_call, request)
-        except grpc.RpcError as err:
-            if _code(err) in (
-                grpc.StatusCode.FAILED_PRECONDITION,
-                grpc.StatusCode.INVALID_ARGUMENT,
-            ):
-                raise EngineRefusedError(_details(err)) from None
-            if _code(err) != grpc.StatusCode.ABORTED:
-                raise
-            # Only this runner plays the game: a stale sequence means a retried call
-            # landed already. Catch up from the public view.
+        except EngineFaultError as err:
+            if err.reason != STALE_SEQUENCE or not self._retried:
+                raise  # a stale sequence on a first try: this runner lost count
+            # Only this runner plays the game: a stale sequence after a retry means the
+            # retried call landed already. Catch up from the public view.
             self._refresh()
             return
         self._sequence = response.sequence

@@ -2,8 +2,9 @@
 
 The driver is the same whatever the engine (in-process for `heights match`, the engine
 service for a worker). A bot's fault is part of the result (a forfeit), never an
-exception; only infrastructure failures (the engine unreachable) raise, so the caller
-can retry the whole match on the same seed.
+exception; everything else raises (the engine unreachable or refusing for a reason that
+is not the bot's, a sandbox that cannot start, a game past its bounds), so the caller
+can retry the whole match on the same seed, then record an infrastructure failure.
 """
 
 from __future__ import annotations
@@ -17,8 +18,15 @@ from dataclasses import asdict
 from typing import Any
 
 from heights_rules.replay import Replay
-from heights_runner.contract import Forfeit, MatchResult, MatchSpec, SeatResult, log_tail
-from heights_runner.engines import OVER, Engine, EngineRefusedError, Finished
+from heights_runner.contract import (
+    Forfeit,
+    MatchResult,
+    MatchSpec,
+    SeatResult,
+    attempt_seconds,
+    log_tail,
+)
+from heights_runner.engines import OVER, Engine, EngineFaultError, EngineRefusedError, Finished
 from heights_runner.launch import LaunchPolicy
 from heights_runner.ranks import final_ranks
 from heights_runner.seats import Seat
@@ -26,6 +34,11 @@ from heights_runner.seats import Seat
 log = logging.getLogger("heights.runner")
 
 EngineFactory = Callable[[MatchSpec], Engine]
+
+
+class MatchOverrunError(RuntimeError):
+    """The game went past its bounds (decisions, or the attempt's deadline) though every
+    seat's time is bounded: the runner's or the engine's fault, never a bot's."""
 
 
 def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy) -> MatchResult:
@@ -44,7 +57,11 @@ def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy
         deadline = time.monotonic() + spec.limits.start_ms / 1000.0
         for seat in seats:
             seat.ready(deadline)
+        overdue = started + attempt_seconds(spec)
+        decisions = 0
         while engine.to_move() != OVER:
+            decisions += 1
+            _check_bounds(spec, decisions, overdue)
             engine.patch_seats = {seat.seat for seat in seats if seat.takes_patches}
             turn = engine.turn()
             seat = seats[turn.seat]
@@ -53,10 +70,13 @@ def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy
                 engine.apply(turn.seat, action)
             except EngineRefusedError as err:
                 if seat.forfeit is not None:  # the stand-in reads the same rules: a bug
-                    raise RuntimeError(f"engine refused the stand-in's action: {err}") from None
+                    raise EngineFaultError(f"engine refused the stand-in's action: {err}") from None
                 seat.refused(f"action {action}: {err}", turn.step)
                 action, note = seat.decide(turn)
-                engine.apply(turn.seat, action)
+                try:
+                    engine.apply(turn.seat, action)
+                except EngineRefusedError as again:
+                    raise EngineFaultError(f"engine refused the stand-in: {again}") from None
             if note:
                 notes[turn.step] = note
         finished = engine.finish()
@@ -69,6 +89,13 @@ def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy
         for seat in seats:
             seat.close()
         engine.close()
+
+
+def _check_bounds(spec: MatchSpec, decisions: int, overdue: float) -> None:
+    if decisions > spec.limits.max_decisions:
+        raise MatchOverrunError(f"over {spec.limits.max_decisions} decisions")
+    if time.monotonic() > overdue:
+        raise MatchOverrunError(f"past the attempt's deadline after {decisions} decisions")
 
 
 def _result(

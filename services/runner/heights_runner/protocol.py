@@ -52,16 +52,24 @@ def hello(spec: MatchSpec, seat: int) -> str:
                 "move_ms": limits.move_ms,
                 "bank_ms": limits.bank_ms,
                 "start_ms": limits.start_ms,
+                "game_ms": limits.game_ms,
             },
         }
     )
 
 
-def decide(turn: Turn, move_ms: int, bank_ms: int, *, patch: bool = False) -> str:
-    """The decide line: the observation, or with `patch` the turn's patch when it has one."""
+def decide(
+    turn: Turn, move_ms: int, bank_ms: int, *, game_ms: int | None = None, patch: bool = False
+) -> str:
+    """The decide line: the observation, or with `patch` the turn's patch when it has one.
+
+    `game_ms`, when given, is what is left of the seat's whole-game thinking budget."""
     # The observation or patch is spliced in as the engine wrote it: re-encoding ~13 KB
     # per decision would be most of the relay's cost.
-    time_part = _line({"move_ms": move_ms, "bank_ms": max(0, bank_ms)})
+    clock = {"move_ms": move_ms, "bank_ms": max(0, bank_ms)}
+    if game_ms is not None:
+        clock["game_ms"] = max(0, game_ms)
+    time_part = _line(clock)
     head = f'{{"type":"decide","step":{turn.step},"time":{time_part},'
     if patch and turn.patch_json:
         return f'{head}"base_step":{turn.patch_base},"patch":{turn.patch_json}}}'

@@ -1,7 +1,8 @@
 """One seat of a match: its bot process, its clock, and what happens when it fails.
 
 The runner measures time itself: a move may take `move_ms`; beyond that the excess is
-drawn from the game's bank; an empty bank is a timeout. A faulty bot forfeits once, and
+drawn from the game's bank; an empty bank is a timeout, and so is thinking past the
+seat's whole-game budget (`game_ms`, every move counted). A faulty bot forfeits once, and
 from then on the built-in greedy bot plays its seat in this process (so the other seats'
 game stays meaningful); the forfeit is recorded with its reason and step.
 """
@@ -33,16 +34,25 @@ class SeatClock:
     def __post_init__(self) -> None:
         self.bank_ms = float(self.limits.bank_ms)
 
+    @property
+    def game_left_ms(self) -> float:
+        return self.limits.game_ms - self.think_ms
+
+    def budget_binds(self) -> bool:
+        """Whether the game budget, not move + bank, bounds the next move."""
+        return self.game_left_ms < self.limits.move_ms + max(0.0, self.bank_ms)
+
     def allowance_s(self) -> float:
-        return (self.limits.move_ms + max(0.0, self.bank_ms)) / 1000.0
+        move_and_bank = self.limits.move_ms + max(0.0, self.bank_ms)
+        return max(0.0, min(move_and_bank, self.game_left_ms)) / 1000.0
 
     def charge(self, elapsed_ms: float) -> bool:
-        """Book one move; False when it overdrew the bank (a timeout)."""
+        """Book one move; False when it overdrew the bank or the game budget (a timeout)."""
         self.moves += 1
         self.think_ms += elapsed_ms
         self.max_move_ms = max(self.max_move_ms, elapsed_ms)
         self.bank_ms -= max(0.0, elapsed_ms - self.limits.move_ms)
-        return self.bank_ms >= 0
+        return self.bank_ms >= 0 and self.game_left_ms >= 0
 
 
 class Seat:
@@ -61,11 +71,14 @@ class Seat:
     # -------------------------------------------------------------- lifecycle
     def launch(self) -> None:
         """Start the process and send hello (the reply is awaited in `ready`)."""
+        # sandbox.SandboxUnavailable (no bubblewrap, no cgroup, no exec) and OSError (the
+        # bot cache unwritable) are this machine's faults: they propagate, and the match
+        # is played again or fails without blaming the bot.
         try:
             self._process = start_seat(self.spec.seats[self.seat], self.spec.seed, self.policy)
             self._process.send(protocol.hello(self.spec, self.seat))
-        except (sandbox.SandboxUnavailable, ValueError) as err:
-            # ValueError: the bot's files failed validation (botfiles.BotFileError).
+        except ValueError as err:
+            # The bot's files failed validation (botfiles.BotFileError): the bot's fault.
             self._fail("sandbox", str(err), 0)
         except sandbox.BotFault as err:
             self._fail(err.reason, self._fault_detail(err), 0)
@@ -114,20 +127,23 @@ class Seat:
 
     def _ask(self, turn: Turn) -> tuple[int, str] | None:
         assert self._process is not None
+        clock = self.clock
         message = protocol.decide(
-            turn, self.spec.limits.move_ms, int(self.clock.bank_ms), patch=self.takes_patches
+            turn,
+            self.spec.limits.move_ms,
+            int(clock.bank_ms),
+            game_ms=int(clock.game_left_ms),
+            patch=self.takes_patches,
         )
         start = time.monotonic()
-        bank_ms = max(0.0, self.clock.bank_ms)  # what this move may draw on, for the detail
+        waited = self._allowance_text()  # what this move may take, for the detail
         try:
             self._process.send(message)
-            line = self._process.receive(self.clock.allowance_s())
+            line = self._process.receive(clock.allowance_s())
             elapsed = (time.monotonic() - start) * 1000.0
             choice = protocol.parse_action(line)
         except sandbox.BotTimeout:
-            self.clock.charge((time.monotonic() - start) * 1000.0)
-            move_s, bank_s = self.spec.limits.move_ms / 1000.0, bank_ms / 1000.0
-            waited = f"{move_s + bank_s:.1f} s ({move_s:g} s move + {bank_s:.1f} s bank)"
+            clock.charge((time.monotonic() - start) * 1000.0)
             self._fail("timeout", f"no answer within {waited}", turn.step)
             return None
         except sandbox.BotFault as err:
@@ -136,10 +152,19 @@ class Seat:
         except protocol.ProtocolViolationError as err:
             self._fail(err.reason, err.detail, turn.step)
             return None
-        if not self.clock.charge(elapsed):
-            self._fail("timeout", f"move took {elapsed:.0f} ms with the bank spent", turn.step)
+        if not clock.charge(elapsed):
+            spent = "game budget" if clock.game_left_ms < 0 else "bank"
+            self._fail("timeout", f"move took {elapsed:.0f} ms with the {spent} spent", turn.step)
             return None
         return choice
+
+    def _allowance_text(self) -> str:
+        clock = self.clock
+        if clock.budget_binds():
+            left_s, game_s = max(0.0, clock.game_left_ms) / 1000.0, clock.limits.game_ms / 1000.0
+            return f"{left_s:.1f} s (what was left of the {game_s:g} s game budget)"
+        move_s, bank_s = self.spec.limits.move_ms / 1000.0, max(0.0, clock.bank_ms) / 1000.0
+        return f"{move_s + bank_s:.1f} s ({move_s:g} s move + {bank_s:.1f} s bank)"
 
     def _stand_in_move(self, turn: Turn) -> tuple[int, str]:
         if self._stand_in is None:

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from heights_runner.contract import largest_match_deadline_seconds
+
+
+def default_visibility_timeout() -> int:
+    """Seconds: the deadline of the longest match the platform sends (4 players, default
+    limits), so a match whose worker died comes back minutes later, never while it runs."""
+    return math.ceil(largest_match_deadline_seconds())
 
 
 def _env(name: str, default: str = "") -> str:
@@ -37,6 +46,6 @@ class RunnerSettings:
             concurrency=int(_env("CONCURRENCY", "2")),
             metrics_port=int(_env("METRICS_PORT", "0")),
             allow_unsandboxed=_env("ALLOW_UNSANDBOXED", "0") == "1",
-            visibility_timeout=int(_env("VISIBILITY_TIMEOUT", "3600")),
+            visibility_timeout=int(_env("VISIBILITY_TIMEOUT", str(default_visibility_timeout()))),
             max_retries=int(_env("MAX_RETRIES", "5")),
         )

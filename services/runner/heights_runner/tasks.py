@@ -1,4 +1,5 @@
-"""The match task: idempotent, retried on engine outages, never on bot faults."""
+"""The match task: idempotent; a match the runner could not play is played again, then
+recorded as an infrastructure failure; a bot's fault is a forfeit, never retried."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ from kombu.exceptions import OperationalError
 
 from heights_runner.celery_app import app
 from heights_runner.contract import (
+    INFRASTRUCTURE_FAILURE,
     QUEUE_RESULTS,
+    RETRY_WINDOW_S,
     TASK_MATCH_STARTED,
     TASK_PLAY_MATCH,
     MatchResult,
     MatchSpec,
+    match_deadline_seconds,
 )
 from heights_runner.engines import Engine, EngineUnavailableError, LocalEngine
 from heights_runner.launch import LaunchPolicy
@@ -94,40 +98,66 @@ def run_spec(spec: MatchSpec) -> MatchResult:
     return ledger.put(result)
 
 
-# Waits between attempts of a match whose engine was unavailable: 2, 4, 8 ... 60 s.
+# Waits between attempts of a match the runner could not play: 2, 4, 8 ... 60 s.
 RETRY_FIRST_S = 2.0
 RETRY_MAX_S = 60.0
-RETRY_SCHEDULE_S = 120.0  # the default 5 retries wait 62 s, plus the attempts themselves
+
+
+def fault_text(err: Exception) -> str:
+    """What a failed result says of a runner or engine fault (shown to the bots' owners)."""
+    if isinstance(err, EngineUnavailableError):
+        return "engine service unavailable"
+    return f"{type(err).__name__}: {err}"
 
 
 def run_spec_retrying(spec: MatchSpec, retries: int, within_s: float) -> MatchResult:
-    """`run_spec`, played again from the start while the engine is unavailable.
+    """`run_spec`, played again from the start on the same seed after a runner fault.
+
+    A bot's fault never raises (it is a forfeit in the result), so any exception here is
+    ours or the engine's: the engine unavailable or refusing for a reason that is not the
+    bot's, the sandbox or the bot cache failing, the ledger unwritable, a game past its
+    bounds. After `retries` retries, or once `within_s` seconds have passed, the match
+    ends as a failed result that blames no bot (an infrastructure failure).
 
     The retries happen inside the task, its message still unacknowledged: Celery's own
     retry publishes a new message, and when the broker is what went down (a Redis
     restart takes the engine's store with it) that publish fails and Celery drops the
     match (`Reject(requeue=False)`). A worker that dies while waiting hands the match
-    back like any other. No attempt starts after `within_s` seconds: the broker hands
-    an unacknowledged message to another worker after its visibility timeout, and the
-    same match would then be played twice at once.
+    back like any other. No attempt starts after `within_s` seconds (the contract's
+    RETRY_WINDOW_S), so the last one ends by the match's deadline, before the broker
+    hands the unacknowledged message to another worker.
     """
     deadline = time.monotonic() + within_s
     wait = RETRY_FIRST_S
+    error = "no attempt was made"
     for attempt in range(retries + 1):
         try:
             return run_spec(spec)
-        except EngineUnavailableError as err:
-            if attempt == retries or time.monotonic() + wait > deadline:
-                break
+        except Exception as err:  # every fault left is the runner's or the engine's
+            error = fault_text(err)
+            last = attempt == retries or time.monotonic() + wait > deadline
             log.warning(
-                "engine unavailable; the match starts again in %.0f s: %s",
-                wait,
-                err,
+                "match attempt failed (%s): %s",
+                "giving up" if last else f"starting again in {wait:.0f} s",
+                error,
+                exc_info=not isinstance(err, EngineUnavailableError),
                 extra={"match_id": spec.match_id, "attempt": attempt + 1},
             )
+            if last:
+                break
             time.sleep(wait)
             wait = min(wait * 2, RETRY_MAX_S)
-    return _ledger().put(failed_result(spec, "engine service unavailable"))
+    return _failed(spec, INFRASTRUCTURE_FAILURE + error)
+
+
+def _failed(spec: MatchSpec, error: str) -> MatchResult:
+    """The infrastructure failure, stored like any result when the ledger can take it."""
+    result = failed_result(spec, error)
+    try:
+        return _ledger().put(result)
+    except Exception:  # the ledger away too: send the result anyway
+        log.exception("could not store the failed result", extra={"match_id": spec.match_id})
+        return result
 
 
 @app.task(name=TASK_PLAY_MATCH, acks_late=True)
@@ -149,13 +179,24 @@ def play_match_task(spec_data: dict[str, Any]) -> dict[str, Any]:
         except OperationalError as err:  # what Celery makes of a broker connection error
             log.warning("could not send the match-started hint: %s", err)
     settings = _settings()
-    # Retries stop well inside the visibility timeout (half of it), though never before
-    # the default schedule has run (RETRY_SCHEDULE_S): a timeout that short (drills) hands
-    # any long match to another worker anyway, and a failed match would count as a draw.
-    within_s = max(settings.visibility_timeout / 2, RETRY_SCHEDULE_S)
-    result = run_spec_retrying(spec, settings.max_retries, within_s)
+    deadline_s = match_deadline_seconds(spec)
+    if deadline_s > settings.visibility_timeout:
+        log.warning(
+            "the match's deadline (%.0f s) is past the visibility timeout (%d s): the broker "
+            "may hand it to a second worker while this one plays it",
+            deadline_s,
+            settings.visibility_timeout,
+            extra={"match_id": spec.match_id},
+        )
+    result = run_spec_retrying(spec, settings.max_retries, RETRY_WINDOW_S)
     if spec.reply_to:
-        app.send_task(spec.reply_to, args=[result.to_dict()], queue=QUEUE_RESULTS)
+        try:
+            app.send_task(spec.reply_to, args=[result.to_dict()], queue=QUEUE_RESULTS)
+        except OperationalError as err:  # after the publish retry policy (~2 minutes)
+            # The result is in the ledger: when the platform's reaper sends the match
+            # again past its deadline, this result is what goes back.
+            log.error("could not send the result: %s", err, extra={"match_id": spec.match_id})
+            return {"match_id": spec.match_id, "status": "unsent"}
     log.info(
         "match done",
         extra={

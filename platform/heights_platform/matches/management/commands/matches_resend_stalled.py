@@ -13,17 +13,13 @@ from heights_platform.matches import services
 
 class Command(BaseCommand):
     help = (
-        "Send again to the runner the matches never sent, queued or running for too long "
-        "(beat does this every minute; harmless to repeat)."
+        "Send again to the runner the matches never sent or queued for too long (beat does "
+        "this every minute; harmless to repeat; running matches are the reaper's)."
     )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        defaults = (
-            services.RESEND_UNSENT_AFTER,
-            services.RESEND_QUEUED_AFTER,
-            services.RESEND_RUNNING_AFTER,
-        )
-        for name, default in zip(("unsent", "queued", "running"), defaults, strict=True):
+        defaults = (services.RESEND_UNSENT_AFTER, services.RESEND_QUEUED_AFTER)
+        for name, default in zip(("unsent", "queued"), defaults, strict=True):
             parser.add_argument(
                 f"--{name}-after",
                 type=float,
@@ -37,7 +33,6 @@ class Command(BaseCommand):
         sent = services.matches_resend_stalled(
             unsent_after=timedelta(seconds=options["unsent_after"]),
             queued_after=timedelta(seconds=options["queued_after"]),
-            running_after=timedelta(seconds=options["running_after"]),
             limit=options["limit"],
         )
         for match in sent:
