@@ -154,6 +154,7 @@ def _write_logs(result: MatchResult, replay_path: Path) -> dict[int, Path]:
 
 
 def run_tournament(args: argparse.Namespace) -> int:
+    from heights_rules.outcome import shared_first_points
     from heights_runner.local import Standing, play_series, series_specs
 
     players = args.players or min(len(args.bots), 4)
@@ -170,9 +171,9 @@ def run_tournament(args: argparse.Namespace) -> int:
     done = [0]
 
     def on_result(result: Any, lineup: list[int]) -> None:
-        ranks = [s.rank for s in result.seats]
-        for seat, bot in zip(result.seats, lineup, strict=True):
-            table[bot].add(seat.rank, ranks, seat.score, seat)
+        points = shared_first_points([s.rank for s in result.seats])  # never solo: all ranks
+        for seat, bot, got in zip(result.seats, lineup, points, strict=True):
+            table[bot].add(seat.rank, got, seat.score, seat)
         done[0] += 1
         _progress(done[0], len(specs), result.seconds)
 
