@@ -116,7 +116,7 @@ def test_the_runners_recorded_rankings_are_kept() -> None:
 
 def test_a_shared_first_with_the_mayor_is_half_a_point() -> None:
     assert shared_first_points(final_ranks((1, 1), solo=True)) == (Fraction(1, 2),) * 2
-    assert shared_first_points(final_ranks((2, 1), solo=True)) == (0, 1)
+    assert shared_first_points(final_ranks((2, 1), solo=True)) == (Fraction(0), Fraction(1))
 
 
 def test_the_mayor_is_the_player_after_the_seat() -> None:

@@ -99,7 +99,11 @@ def run_match(args: argparse.Namespace) -> int:
     path.write_bytes(result.replay_bytes())
     logs = _write_logs(result, path)
     if args.json:
-        extra = {"replay_path": str(path), "log_paths": {s: str(p) for s, p in logs.items()}}
+        extra = {
+            "replay_path": str(path),
+            "log_paths": {s: str(p) for s, p in logs.items()},
+            "points": _points(result),
+        }
         print(json.dumps(result_summary(result) | extra, indent=2))
         return 0
     print(
@@ -125,6 +129,13 @@ def run_match(args: argparse.Namespace) -> int:
     for number, log_path in logs.items():
         print(f"seat {number} log (its stderr): {log_path}")
     return 0
+
+
+def _points(result: MatchResult) -> list[float]:
+    """Every player's shared-first points (the Mayor's last, in solo), by final rank."""
+    from heights_rules.outcome import shared_first_points
+
+    return [float(p) for p in shared_first_points(result.outcome["final_ranks"])]
 
 
 def _mayor_row(result: MatchResult) -> list[tuple[int, str]]:
