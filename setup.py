@@ -29,6 +29,7 @@ COMPILED = (
     "main_phase",
     "market",
     "observation",
+    "outcome",
     "patches",
     "rng",
     "scoring",

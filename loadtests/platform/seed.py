@@ -126,8 +126,8 @@ def result_played(match: Any, versions: list[Any]) -> Any:
     from heights_platform.matches.services import seat_name
     from heights_rules.final import outcome
     from heights_rules.options import GameConfig, RuleOptions
+    from heights_rules.outcome import final_ranks
     from heights_runner.contract import MatchResult, SeatResult
-    from heights_runner.ranks import final_ranks
 
     n = match.players
     config = GameConfig(players=n, options=RuleOptions.from_dict(match.options))
@@ -136,7 +136,7 @@ def result_played(match: Any, versions: list[Any]) -> Any:
     state, replay = play_game(config, match.seed, bots)
     seconds = time.perf_counter() - start
     result = outcome(state)
-    final = final_ranks(result.ranks[:n], set())
+    final = final_ranks(result.ranks)  # ladder games: no solo, no forfeits
     blob = replay.to_bytes()
     return MatchResult(
         match_id=str(match.pk),

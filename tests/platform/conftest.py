@@ -197,8 +197,8 @@ def match_result_played(
     from heights_platform.matches.services import seat_name
     from heights_rules.final import outcome
     from heights_rules.options import GameConfig, RuleOptions
+    from heights_rules.outcome import final_ranks
     from heights_runner.contract import Forfeit, MatchResult, SeatResult
-    from heights_runner.ranks import final_ranks
 
     n = match.players
     config = GameConfig(
@@ -220,7 +220,9 @@ def match_result_played(
             {"seat": f.seat, "reason": f.reason, "step": f.step, "detail": f.detail}
             for f in forfeits.values()
         ]
-    final = list(ranks) if ranks is not None else final_ranks(result.ranks[:n], set(forfeits))
+    final = (
+        list(ranks) if ranks is not None else final_ranks(result.ranks, forfeits, solo=match.solo)
+    )
     blob = replay.to_bytes()
     names = {
         s.seat: seat_name(s.bot_version)

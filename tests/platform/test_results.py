@@ -17,6 +17,7 @@ from heights_platform.matches.models import Match, MatchSeat
 from heights_platform.matches.services import match_create, match_result_record
 from heights_platform.matches.tasks import record_match_result
 from heights_platform.replays.models import Replay
+from heights_platform.replays.selectors import replay_verify
 from heights_runner.contract import TASK_RECORD_RESULT, MatchResult
 
 
@@ -151,3 +152,25 @@ def test_concurrent_results_get_unique_sequence_numbers(
     for earlier, later in itertools.pairwise(history):
         assert later.elo_before == earlier.elo_after
     assert entry.games == 4
+
+
+@pytest.mark.parametrize("forfeit_seat", [None, 0])
+def test_a_solo_game_the_mayor_wins_is_recorded_as_finished(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    forfeit_seat: int | None,
+) -> None:
+    """The seat the Mayor beats ranks 2nd of 2 players (heights_rules.outcome); the match
+    used to be marked failed because 2 is beyond its one seat."""
+    version = make_active_bot(make_user()).active_version
+    assert version is not None
+    match = match_create(kind="challenge", seats=[version], players=1, options={}, seed=5)
+    result = play_result(match, forfeit_seat=forfeit_seat)
+    assert result.outcome["ranks"] == [2, 1] or forfeit_seat is not None  # the Mayor won
+    match_result_record(result=result)
+    match.refresh_from_db()
+    assert (match.status, match.error) == ("finished", "")
+    assert list(MatchSeat.objects.filter(match=match).values_list("rank", flat=True)) == [2]
+    verified = replay_verify(replay=Replay.objects.get(match=match))
+    assert verified.checks["ranks"], verified.message

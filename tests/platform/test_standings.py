@@ -14,6 +14,7 @@ from heights_platform.competition.standings import (
     compute_standings,
     game_points,
 )
+from heights_rules.outcome import score_ranks
 
 
 def duel(winner: str, loser: str) -> GameRecord[str]:
@@ -126,7 +127,9 @@ def test_unknown_players_are_rejected() -> None:
 
 
 game_lists = st.lists(
-    st.lists(st.integers(min_value=1, max_value=4), min_size=2, max_size=4).flatmap(
+    st.lists(st.integers(min_value=0, max_value=3), min_size=2, max_size=4)
+    .map(lambda scores: score_ranks(scores, [0] * len(scores)))  # a game's ranks, ties shared
+    .flatmap(
         lambda ranks: st.permutations(range(6)).map(
             lambda players: GameRecord(ranks=dict(zip(players, ranks, strict=False)))
         )

@@ -9,7 +9,6 @@ import pytest
 from heights_runner import protocol
 from heights_runner.contract import BotRef, MatchSpec, SeatSpec
 from heights_runner.engines import OVER, LocalEngine, Turn
-from heights_runner.ranks import final_ranks
 from heights_sdk.patch import apply_patch
 
 
@@ -103,10 +102,3 @@ def test_bad_replies_name_their_forfeit_reason(line: str, reason: str) -> None:
     with pytest.raises(protocol.ProtocolViolationError) as err:
         protocol.parse_action(line)
     assert err.value.reason == reason
-
-
-def test_forfeiting_seats_rank_after_all_others() -> None:
-    assert final_ranks((1, 2, 3, 4), {0}) == [4, 1, 2, 3]
-    assert final_ranks((1, 1, 3, 4), {1}) == [1, 4, 2, 3]
-    assert final_ranks((2, 1, 3, 3), {2, 3}) == [2, 1, 3, 3]
-    assert final_ranks((3, 1, 2, 4), {0, 1}) == [4, 3, 1, 2]

@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Generic, TypeVar
 
 from heights_platform.competition.elo import actual_score
+from heights_rules.outcome import shared_first_points
 
 P = TypeVar("P", bound=Hashable)
 
@@ -61,10 +62,8 @@ class _Tally(Generic[P]):
 
 
 def game_points(ranks: Mapping[P, int]) -> dict[P, Fraction]:
-    """Points of one game: 1 for the winner, 1/k each for k sharing first, else 0."""
-    best = min(ranks.values())
-    sharing = sum(1 for r in ranks.values() if r == best)
-    return {p: Fraction(1, sharing) if r == best else Fraction(0) for p, r in ranks.items()}
+    """Points of one game by player (heights_rules.outcome.shared_first_points)."""
+    return dict(zip(ranks, shared_first_points(list(ranks.values())), strict=True))
 
 
 def compute_standings(

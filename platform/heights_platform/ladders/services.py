@@ -38,6 +38,7 @@ from heights_platform.competition.plackett_luce import DEFAULT_MU, DEFAULT_SIGMA
 from heights_platform.ladders import matchmaking
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
 from heights_platform.matches.models import Match, MatchSeat
+from heights_rules.outcome import shared_first_points
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +177,7 @@ def _ratings_compute(
     elo = elo_update({s: e.elo for s, e in entries.items()}, ranks)
     elo_after = elo.ratings_after()
     pl = pl_update({s: Rating(mu=e.mu, sigma=e.sigma) for s, e in entries.items()}, ranks)
-    winners = sum(1 for r in ranks.values() if r == 1)
+    points = dict(zip(ranks, shared_first_points(list(ranks.values())), strict=True))
     changes = []
     for seat, entry in entries.items():
         changes.append(
@@ -194,8 +195,7 @@ def _ratings_compute(
         )
         entry.elo, entry.mu, entry.sigma = elo_after[seat], pl[seat].mu, pl[seat].sigma
         entry.games += 1
-        if ranks[seat] == 1:
-            entry.wins += 1.0 / winners
+        entry.wins += float(points[seat])  # a shared first counts 1/k of a win
         counts = list(entry.seat_counts or [])
         counts += [0] * (seat + 1 - len(counts))
         counts[seat] += 1

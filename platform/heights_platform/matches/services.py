@@ -322,11 +322,14 @@ def _replay_check(*, match: Match, result: MatchResult) -> _CheckedReplay:
 
 
 def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
+    from heights_rules.outcome import players_ranked
+
     seats = {s.seat: s for s in MatchSeat.objects.filter(match=match)}
     if sorted(seats) != sorted(r.seat for r in results):
         raise ValueError(f"result seats {[r.seat for r in results]} do not match the match's")
-    if any(not 1 <= r.rank <= len(results) for r in results):
-        raise ValueError(f"ranks {[r.rank for r in results]} are not in 1..{len(results)}")
+    ranked = players_ranked(len(results), solo=match.solo)  # a solo bot the Mayor beats is 2nd
+    if any(not 1 <= r.rank <= ranked for r in results):
+        raise ValueError(f"ranks {[r.rank for r in results]} are not in 1..{ranked}")
     for r in results:
         row = seats[r.seat]
         row.rank = r.rank

@@ -2,8 +2,9 @@
 
 Replays are of finished games, so every seat's view may be shown (`viewer`), and the
 seed is public. Verification re-simulates the record (heights_rules.replay.verify) and
-checks that the ranks it gives (forfeiting seats last, as the runner ranks them) are
-the ranks recorded for the match, and that the stored bytes still match their sha256.
+checks that the ranks it gives (heights_rules.outcome.final_ranks, as the runner ranks
+a match: forfeiting seats last, the Mayor ranked in solo) are the ranks recorded for
+the match, and that the stored bytes still match their sha256.
 """
 
 from __future__ import annotations
@@ -178,6 +179,7 @@ class VerifyReport:
 
 def replay_verify(*, replay: Replay) -> VerifyReport:
     from heights_rules.final import outcome
+    from heights_rules.outcome import final_ranks
     from heights_rules.replay import simulate, verify
 
     data = _data(replay)
@@ -196,8 +198,8 @@ def replay_verify(*, replay: Replay) -> VerifyReport:
         return VerifyReport(False, result.steps, result.message, bad, checks)
     seats = sorted(match.seats.all(), key=lambda s: s.seat)
     forfeited = {s.seat for s in seats if s.forfeit_reason}
-    engine_ranks = outcome(simulate(record)).ranks[: len(seats)]
-    expected = _final_ranks(engine_ranks, forfeited)
+    engine_ranks = outcome(simulate(record)).ranks  # the Mayor's too, in solo
+    expected = list(final_ranks(engine_ranks, forfeited, solo=record.config.solo))[: len(seats)]
     recorded = [s.rank for s in seats]
     checks["ranks"] = expected == recorded
     ok = all(checks.values())
@@ -211,9 +213,3 @@ def replay_verify(*, replay: Replay) -> VerifyReport:
         message = f"checks failed: {', '.join(failed)}"
         diff = {"step": None, "message": message}
     return VerifyReport(ok, result.steps, message, diff, checks)
-
-
-def _final_ranks(engine_ranks: tuple[int, ...], forfeited: set[int]) -> list[int]:
-    from heights_runner.ranks import final_ranks
-
-    return final_ranks(engine_ranks, forfeited)

@@ -99,7 +99,11 @@ def run_match(args: argparse.Namespace) -> int:
     path.write_bytes(result.replay_bytes())
     logs = _write_logs(result, path)
     if args.json:
-        extra = {"replay_path": str(path), "log_paths": {s: str(p) for s, p in logs.items()}}
+        extra = {
+            "replay_path": str(path),
+            "log_paths": {s: str(p) for s, p in logs.items()},
+            "points": _points(result),
+        }
         print(json.dumps(result_summary(result) | extra, indent=2))
         return 0
     print(
@@ -125,6 +129,13 @@ def run_match(args: argparse.Namespace) -> int:
     for number, log_path in logs.items():
         print(f"seat {number} log (its stderr): {log_path}")
     return 0
+
+
+def _points(result: MatchResult) -> list[float]:
+    """Every player's shared-first points (the Mayor's last, in solo), by final rank."""
+    from heights_rules.outcome import shared_first_points
+
+    return [float(p) for p in shared_first_points(result.outcome["final_ranks"])]
 
 
 def _mayor_row(result: MatchResult) -> list[tuple[int, str]]:
@@ -154,6 +165,7 @@ def _write_logs(result: MatchResult, replay_path: Path) -> dict[int, Path]:
 
 
 def run_tournament(args: argparse.Namespace) -> int:
+    from heights_rules.outcome import shared_first_points
     from heights_runner.local import Standing, play_series, series_specs
 
     players = args.players or min(len(args.bots), 4)
@@ -170,9 +182,9 @@ def run_tournament(args: argparse.Namespace) -> int:
     done = [0]
 
     def on_result(result: Any, lineup: list[int]) -> None:
-        ranks = [s.rank for s in result.seats]
-        for seat, bot in zip(result.seats, lineup, strict=True):
-            table[bot].add(seat.rank, ranks, seat.score, seat)
+        points = shared_first_points([s.rank for s in result.seats])  # never solo: all ranks
+        for seat, bot, got in zip(result.seats, lineup, points, strict=True):
+            table[bot].add(seat.rank, got, seat.score, seat)
         done[0] += 1
         _progress(done[0], len(specs), result.seconds)
 

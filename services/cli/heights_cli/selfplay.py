@@ -18,7 +18,14 @@ from typing import Any
 from heights_bots import BOT_NAMES, make_bot, seat_seed
 from heights_bots.play import play_game
 from heights_cli.options_arg import add_rule_options, parse_rule_options
-from heights_rules import DEFAULT_CATALOGUE, GameConfig, GameState, Score, outcome
+from heights_rules import (
+    DEFAULT_CATALOGUE,
+    GameConfig,
+    GameState,
+    Score,
+    outcome,
+    shared_first_points,
+)
 from heights_rules.replay import Replay
 
 
@@ -57,7 +64,8 @@ class GameReport:
             "rounds": o.rounds,
             "scores": list(o.totals),
             "scores_by_category": list(o.by_category),
-            "ranks": list(o.ranks),
+            "ranks": list(o.ranks),  # every player's: the Mayor's last, in solo
+            "points": [float(p) for p in shared_first_points(o.ranks)],
             "termination": o.termination.value,
             "decisions": decisions,
             "steps": len(self.replay.actions),
@@ -129,13 +137,10 @@ def summarize(reports: list[GameReport], seconds: float) -> dict[str, Any]:
     steps = sum(row["steps"] for row in rows)
     wins: dict[str, float] = {}
     for row in rows:
-        seats = len(row["bots"])
-        winners = [s for s in range(seats) if row["ranks"][s] == 1]
-        for s in winners:
-            wins[row["bots"][s]] = wins.get(row["bots"][s], 0.0) + 1 / len(winners)
-    seat_wins = [
-        sum(1 for row in rows if row["ranks"][s] == 1) / len(rows)
-        for s in range(len(rows[0]["bots"]))
+        for s, bot in enumerate(row["bots"]):
+            wins[bot] = wins.get(bot, 0.0) + row["points"][s]
+    seat_wins = [  # a shared first counts 1/k, as in `heights stats`
+        sum(row["points"][s] for row in rows) / len(rows) for s in range(len(rows[0]["bots"]))
     ]
     return {
         "summary": True,

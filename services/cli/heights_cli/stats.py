@@ -14,7 +14,7 @@ from typing import Any
 
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_cli.selfplay import GameReport, play_one
-from heights_rules import GameConfig, outcome
+from heights_rules import GameConfig, outcome, shared_first_points
 from heights_rules.scoring import evaluate
 
 
@@ -42,10 +42,10 @@ def collect(reports: list[GameReport]) -> dict[str, Any]:
     for report in reports:
         state = report.state
         o = outcome(state)
-        winners = [p for p in range(state.n_seats) if o.ranks[p] == 1]
+        points = shared_first_points(o.ranks)  # the Mayor's rank too: a shared first is 1/2
         cat = state.catalogue
         for p in range(state.n_seats):
-            share = 1 / len(winners) if p in winners else 0.0
+            share = float(points[p])
             seat_wins[p] += share
             for tile in state.owned[p]:
                 if state.complete[tile]:

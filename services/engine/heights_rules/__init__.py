@@ -23,6 +23,13 @@ from heights_rules.errors import (
 )
 from heights_rules.final import Outcome, outcome
 from heights_rules.options import EndTrigger, GameConfig, RuleOptions, StartSpacing
+from heights_rules.outcome import (
+    MAYOR_SEAT,
+    final_ranks,
+    players_ranked,
+    score_ranks,
+    shared_first_points,
+)
 from heights_rules.replay import ENGINE_VERSION, Replay, verify
 from heights_rules.setup import new_game
 from heights_rules.state import CHANCE, TERMINAL, Event, GameState, Phase, Termination
@@ -32,6 +39,7 @@ __all__ = [
     "CHANCE",
     "DEFAULT_CATALOGUE",
     "ENGINE_VERSION",
+    "MAYOR_SEAT",
     "NUM_ACTIONS",
     "TERMINAL",
     "Action",
@@ -58,8 +66,12 @@ __all__ = [
     "StartSpacing",
     "Termination",
     "describe_action_space",
+    "final_ranks",
     "load_catalogue",
     "new_game",
     "outcome",
+    "players_ranked",
+    "score_ranks",
+    "shared_first_points",
     "verify",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from heights_rules.components import MEEPLES, Score
 from heights_rules.economy import gain_meeple, meeple_available
 from heights_rules.frames import F, frame
+from heights_rules.outcome import MAYOR_SEAT
 from heights_rules.state import GameState
 
 
@@ -14,7 +15,7 @@ def complete_building(s: GameState, tile: int) -> None:
     s.complete[tile] = True
     t = s.catalogue.tiles[tile]
     s.log("complete", p, tile=t.id)
-    if s.solo and p == 1:
+    if s.solo and p == MAYOR_SEAT:
         # The Mayor scores per cube in the building and never from the tile (§8.3).
         s.add_score(p, Score.MAYOR_CUBES, s.config.options.mayor_vp_per_cube * t.cubes, t.name)
         return

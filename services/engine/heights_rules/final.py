@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from heights_rules.components import SCORES, Score
+from heights_rules.outcome import MAYOR_SEAT, score_ranks
 from heights_rules.scoring import evaluate
 from heights_rules.state import GameState, Phase, Termination
 
@@ -13,7 +14,7 @@ from heights_rules.state import GameState, Phase, Termination
 def final_scoring(s: GameState) -> None:
     """Ads, then the chosen Target, then tile end bonuses (A-50), then Wild Tokens."""
     cat = s.catalogue
-    mayor = 1 if s.solo else -1
+    mayor = MAYOR_SEAT if s.solo else -1
     for p in range(s.n_players):
         for ad in s.ads:
             s.add_score(p, Score.ADS, evaluate(s, p, cat.ads[ad].scoring), cat.ads[ad].name)
@@ -63,13 +64,11 @@ def outcome(s: GameState) -> Outcome:
         raise ValueError("the game is not over")
     totals = tuple(s.totals())
     meeples = tuple(s.meeple_count(p) for p in range(s.n_players))
-    keys = [(totals[p], meeples[p]) for p in range(s.n_players)]
-    ranks = tuple(1 + sum(1 for other in keys if other > keys[p]) for p in range(s.n_players))
     return Outcome(
         termination=s.termination,
         rounds=s.round,
         totals=totals,
         by_category=tuple({c.name: s.score[p][c] for c in SCORES} for p in range(s.n_players)),
         meeples=meeples,
-        ranks=ranks,
+        ranks=score_ranks(totals, meeples),
     )

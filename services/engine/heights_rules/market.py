@@ -12,6 +12,7 @@ from heights_rules.economy import gain_cube, start_payment
 from heights_rules.frames import Purpose
 from heights_rules.geometry import COLS, DISTANCE, SPACES, manhattan, space_name
 from heights_rules.options import StartSpacing
+from heights_rules.outcome import MAYOR_SEAT
 from heights_rules.state import GameState
 
 TRADE_PRICE = (2, 2, 2, 3)  # wood, concrete, glass: 2 any; steel: 3 any (§4.3.7)
@@ -137,9 +138,9 @@ def on_place(s: GameState, p: int, space: int) -> None:
     _, _, purpose, tile, extra = s.stack.pop()
     cost = extra + _space_cost(s, p, space) if purpose == Purpose.BUY else s.geo.prime[space]
     if purpose == Purpose.MAYOR:  # seat 0 chose the space, but the tile is the Mayor's
-        from heights_rules.solo import MAYOR, mayor_placed
+        from heights_rules.solo import mayor_placed
 
-        put_on_map(s, MAYOR, tile, space)
+        put_on_map(s, MAYOR_SEAT, tile, space)
         mayor_placed(s, tile, space)
         return
     put_on_map(s, p, tile, space)

@@ -18,6 +18,7 @@ from heights_rules.economy import MISC
 from heights_rules.final import target_values
 from heights_rules.geometry import space_name
 from heights_rules.market import market_cost
+from heights_rules.outcome import MAYOR_SEAT
 from heights_rules.rng import KeyedRng
 from heights_rules.serialize import from_dict, to_dict
 from heights_rules.state import CHANCE, FLAT_LISTS, NESTED_LISTS, TERMINAL, GameState, Phase
@@ -139,7 +140,7 @@ def _player_view(s: GameState, p: int, viewer: int) -> dict[str, Any]:
     tiles = s.catalogue.tiles
     view: dict[str, Any] = {
         "player": p,
-        "mayor": s.solo and p == 1,
+        "mayor": s.solo and p == MAYOR_SEAT,
         "score": sum(score),
         "score_by_category": {name: score[c] for c, name in _SCORE_NAMES},
         "wild_tokens": s.wild[p],

@@ -18,6 +18,7 @@ from heights_rules.frames import F, frame
 from heights_rules.geometry import MapGeometry, Slot
 from heights_rules.market import nearest_own
 from heights_rules.options import GameConfig
+from heights_rules.outcome import players_ranked
 from heights_rules.rng import KeyedRng
 from heights_rules.setup import cubes_in_play
 from heights_rules.state import GameState, Phase, Termination
@@ -131,7 +132,7 @@ def from_dict(data: dict[str, Any], owned: bool = False) -> GameState:
         s.rng = KeyedRng(s.seed)
         s.solo = config.solo
         s.n_seats = config.players
-        s.n_players = 2 if config.solo else config.players
+        s.n_players = players_ranked(config.players, solo=config.solo)
         slots = tuple(Slot(i, int(b), bool(r)) for i, (b, r) in enumerate(data["slots"]))
         s.geo = _geometry(config.catalogue_sha256, catalogue, slots)
         s.total = cubes_in_play(config)

@@ -7,6 +7,7 @@ from heights_rules.components import CUBE_COUNTS, MEEPLE_COUNTS, Bucket, Meeple
 from heights_rules.frames import F, frame
 from heights_rules.geometry import MapGeometry, Slot
 from heights_rules.options import GameConfig
+from heights_rules.outcome import players_ranked
 from heights_rules.rng import KeyedRng
 from heights_rules.state import GameState, Phase, catalogue_for, empty_lists
 
@@ -16,7 +17,6 @@ B_SIDES = {2: 0, 3: 2, 4: 3}
 STARTING_MEEPLES = (Meeple.BROWN, Meeple.BROWN, Meeple.NAVY, Meeple.NAVY)
 FIRST_GAME_ADS = ("AD-09", "AD-10", "AD-12")
 N_SLOTS = GRID_ROWS * GRID_COLS
-MAYOR = 1  # the Mayor's player index in solo
 
 
 def new_game(config: GameConfig, seed: int) -> GameState:
@@ -30,7 +30,7 @@ def new_game(config: GameConfig, seed: int) -> GameState:
     s.seed = seed
     s.solo = config.solo
     s.n_seats = config.players
-    s.n_players = 2 if config.solo else config.players
+    s.n_players = players_ranked(config.players, solo=config.solo)
     s.geo = MapGeometry(catalogue, _layout(rng, config.board_players, catalogue))
     s.total = cubes_in_play(config)
     s.supply = list(s.total)

@@ -10,9 +10,9 @@ from heights_rules.economy import is_full, place_real_cube, supply_ran_out
 from heights_rules.frames import F, Purpose, frame
 from heights_rules.geometry import space_name
 from heights_rules.market import put_on_map, slide_and_refill
+from heights_rules.outcome import MAYOR_SEAT
 from heights_rules.state import GameState
 
-MAYOR = 1
 _BUILD = OFFSETS[ActionKind.BUILD]
 _DIE_ATTEMPTS = 1000  # re-rolls for a full neighborhood; then the lowest open one
 
@@ -22,7 +22,7 @@ def mayor_roll(s: GameState) -> None:
     slide_and_refill(s)  # "replenishing the market if needed between each roll"
     open_numbers = [n for n in range(6) if _empty_spaces(s, s.token_slot[n])]
     if not open_numbers:
-        s.log("mayor_skip", MAYOR, why="every neighborhood is full")
+        s.log("mayor_skip", MAYOR_SEAT, why="every neighborhood is full")
         return
     die = 0
     for attempt in range(_DIE_ATTEMPTS):
@@ -33,8 +33,8 @@ def mayor_roll(s: GameState) -> None:
         die = open_numbers[0] + 1
     s.roll_idx += 1
     slot = s.token_slot[die - 1]
-    s.log("mayor_die", MAYOR, die=die, neighborhood=die)
-    here = [t for t in s.owned[MAYOR] if s.geo.neighborhood[s.space_of[t]] == slot]
+    s.log("mayor_die", MAYOR_SEAT, die=die, neighborhood=die)
+    here = [t for t in s.owned[MAYOR_SEAT] if s.geo.neighborhood[s.space_of[t]] == slot]
     unfinished = [t for t in here if not s.complete[t]]
     if unfinished:  # Step B
         s.stack.append(frame(F.MAYOR_BUILD, 0, unfinished[0], s.config.options.mayor_step_b_cubes))
@@ -55,14 +55,14 @@ def _step_a(s: GameState, die: int, slot: int, here: list[int]) -> None:
     pos = 0 if die <= 2 else 1 if die <= 4 else 2
     tile = _take(s, level, pos)
     if tile < 0:
-        s.log("mayor_skip", MAYOR, why="both markets are empty")
+        s.log("mayor_skip", MAYOR_SEAT, why="both markets are empty")
         return
     if die >= 5:
         for t in s.market[level][:2]:
             if t >= 0:
                 s.tile_wild[t] += 1
     if len(candidates) == 1:
-        put_on_map(s, MAYOR, tile, candidates[0])
+        put_on_map(s, MAYOR_SEAT, tile, candidates[0])
         mayor_placed(s, tile, candidates[0])
     else:
         s.stack.append(frame(F.PLACE, 0, Purpose.MAYOR, tile, tuple(candidates)))
@@ -80,7 +80,7 @@ def _centermost(s: GameState, spaces: list[int]) -> list[int]:
 def _next_to_mayor(s: GameState, space: int, slot: int) -> bool:
     for near in s.geo.adjacent[space]:
         tile = s.on_cell[near]
-        if tile >= 0 and s.owner[tile] == MAYOR and s.geo.neighborhood[near] == slot:
+        if tile >= 0 and s.owner[tile] == MAYOR_SEAT and s.geo.neighborhood[near] == slot:
             return True
     return False
 
@@ -95,8 +95,8 @@ def _take(s: GameState, level: int, pos: int) -> int:
                 row[i] = -1
                 tokens = s.tile_wild[tile]
                 s.tile_wild[tile] = 0
-                s.wild[MAYOR] += tokens
-                s.log("take", MAYOR, tile=s.catalogue.tiles[tile].id, wild=tokens)
+                s.wild[MAYOR_SEAT] += tokens
+                s.log("take", MAYOR_SEAT, tile=s.catalogue.tiles[tile].id, wild=tokens)
                 return tile
     return -1
 
@@ -105,7 +105,9 @@ def mayor_placed(s: GameState, tile: int, space: int) -> None:
     """After placing: the space's zoning VP, then 3 cubes from the supply (§8.3 Step A)."""
     t = s.catalogue.tiles[tile]
     if s.geo.zoning_types[space] >> t.type & 1:
-        s.add_score(MAYOR, Score.ZONING, s.geo.zoning_vp[space], f"zoning at {space_name(space)}")
+        s.add_score(
+            MAYOR_SEAT, Score.ZONING, s.geo.zoning_vp[space], f"zoning at {space_name(space)}"
+        )
     s.stack.append(frame(F.MAYOR_BUILD, 0, tile, s.config.options.mayor_step_a_cubes))
 
 
@@ -168,7 +170,7 @@ def _place(s: GameState, tile: int, stack: int) -> None:
     fill = list(s.fill[tile])
     fill[stack] += 1
     s.fill[tile] = tuple(fill)
-    s.log("build", MAYOR, tile=s.catalogue.tiles[tile].id, colour=CUBE_NAMES[colour])
+    s.log("build", MAYOR_SEAT, tile=s.catalogue.tiles[tile].id, colour=CUBE_NAMES[colour])
     _, p, _, left, _ = s.stack.pop()
     s.stack.append(frame(F.MAYOR_BUILD, p, tile, left - 1))
     if is_full(s, tile):

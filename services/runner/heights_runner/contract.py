@@ -196,7 +196,7 @@ class Forfeit:
 class SeatResult:
     seat: int
     name: str
-    rank: int  # 1 = winner; shared ranks for ties; a forfeiting seat ranks last
+    rank: int  # heights_rules.outcome.final_ranks: ties shared, forfeits last, the Mayor ranked
     score: int
     forfeit: Forfeit | None
     moves: int  # decisions the bot itself made

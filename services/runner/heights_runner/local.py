@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -68,12 +69,13 @@ class Standing:
     moves: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
 
-    def add(self, rank: int, ranks: Sequence[int], score: int, result_seat: Any) -> None:
+    def add(self, rank: int, points: Fraction, score: int, result_seat: Any) -> None:
+        """One match of this bot: its final rank and its shared-first points (both from
+        heights_rules.outcome)."""
         self.games += 1
         self.rank_sum += rank
         self.score_sum += score
-        if rank == 1:
-            self.points += 1.0 / sum(1 for r in ranks if r == 1)
+        self.points += float(points)
         self.think_ms += result_seat.think_ms
         self.moves += result_seat.moves
         if result_seat.forfeit is not None:

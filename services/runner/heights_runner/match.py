@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from heights_rules.outcome import final_ranks
 from heights_rules.replay import Replay
 from heights_runner.contract import (
     Forfeit,
@@ -28,7 +29,6 @@ from heights_runner.contract import (
 )
 from heights_runner.engines import OVER, Engine, EngineFaultError, EngineRefusedError, Finished
 from heights_runner.launch import LaunchPolicy
-from heights_runner.ranks import final_ranks
 from heights_runner.seats import Seat
 
 log = logging.getLogger("heights.runner")
@@ -102,7 +102,7 @@ def _result(
     spec: MatchSpec, fin: Finished, seats: list[Seat], notes: dict[int, str], seconds: float
 ) -> MatchResult:
     forfeits = [seat.forfeit for seat in seats if seat.forfeit is not None]
-    ranks = final_ranks(fin.ranks, {f.seat for f in forfeits})
+    ranks = list(final_ranks(fin.ranks, {f.seat for f in forfeits}, solo=spec.solo))
     replay = Replay.from_bytes(fin.replay)
     replay.debug = dict(notes)
     replay.forfeits = [asdict(f) for f in forfeits]
