@@ -81,9 +81,12 @@ def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy
                 notes[turn.step] = note
         finished = engine.finish()
         seconds = time.monotonic() - started
-        # Ended (and closed) first, so each seat's result carries its whole log.
+        # Ended (and closed) first, so each seat's result carries its whole log. Bots are
+        # told the recorded ranks (a forfeit ranks last), not the score order alone.
+        forfeited = {seat.seat for seat in seats if seat.forfeit is not None}
+        ranks = list(final_ranks(finished.ranks, forfeited, solo=spec.solo))
         for seat in seats:
-            seat.end(list(finished.ranks), list(finished.totals), finished.outcome)
+            seat.end(ranks, list(finished.totals), finished.outcome)
         return _result(spec, finished, seats, notes, seconds)
     finally:
         for seat in seats:
