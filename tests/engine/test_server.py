@@ -21,7 +21,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from tests.engine.clients import create_game, free_port, status_code, stub, wait_healthy
+from tests.engine.clients import (
+    OPERATOR_TOKEN,
+    create_game,
+    free_port,
+    status_code,
+    stub,
+    wait_healthy,
+)
 from tests.engine.conftest import InProcessServer
 
 from heights_engine.metrics import serve_metrics
@@ -134,10 +141,13 @@ def test_env_example_lists_every_setting() -> None:
         assert f"HEIGHTS_ENGINE_{name.upper()}=" in text
 
 
-def test_heights_engine_serve(tmp_path: object) -> None:
+def test_heights_engine_serve(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HEIGHTS_ENGINE_")}
     env["HEIGHTS_ENGINE_LOG_LEVEL"] = "INFO"
+    # No operator token set: the server makes one and writes it where the log says.
+    token_file = tmp_path / "operator-token"
+    env["HEIGHTS_ENGINE_OPERATOR_TOKEN_FILE"] = str(token_file)
     command = [sys.executable, "-m", "heights_cli.main", "engine", "serve"]
     proc = subprocess.Popen(
         [*command, "--address", f"127.0.0.1:{port}"],
@@ -147,13 +157,18 @@ def test_heights_engine_serve(tmp_path: object) -> None:
     )
     try:
         wait_healthy(f"127.0.0.1:{port}")
-        create_game(stub(f"127.0.0.1:{port}"))
+        token = token_file.read_text().strip()
+        assert len(token) >= 32
+        assert token != OPERATOR_TOKEN
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        create_game(stub(f"127.0.0.1:{port}", operator=token))
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0
     lines = [json.loads(line) for line in err.splitlines()]
     assert any("in memory" in line["message"] for line in lines)
+    assert any(f"written to {token_file}" in line["message"] for line in lines)
     created = [line for line in lines if line["message"] == "game created"]
     assert len(created) == 1
     assert len(created[0]["game_id"]) == 32
