@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
+from prometheus_client import REGISTRY
 from tests.engine.clients import (
     OPERATOR_TOKEN,
     create_game,
@@ -89,6 +90,44 @@ def test_metrics_endpoint(server_factory: Callable[..., InProcessServer]) -> Non
     assert "heights_engine_call_seconds_bucket" in text
     assert "heights_engine_live_games" in text
     assert 'heights_engine_cache_total{result="hit"}' in text
+
+
+def engine_series() -> set[tuple[str, ...]]:
+    """Every labelled sample of the engine's call metrics, in this process's registry."""
+    series: set[tuple[str, ...]] = set()
+    for family in REGISTRY.collect():
+        if family.name.startswith("heights_engine_"):
+            for sample in family.samples:
+                series.add((sample.name, *(f"{k}={v}" for k, v in sorted(sample.labels.items()))))
+    return series
+
+
+def test_unknown_methods_add_no_series(memory_server: str) -> None:
+    channel = grpc.insecure_channel(memory_server)
+    engine = stub(memory_server)
+    game_id = create_game(engine).game.game_id
+
+    def unknown(path: str) -> None:
+        call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+            path, request_serializer=None, response_deserializer=None
+        )
+        with pytest.raises(grpc.RpcError) as caught:
+            call(b"", timeout=10)
+        assert status_code(caught.value) == grpc.StatusCode.UNIMPLEMENTED
+
+    unknown("/warm.Up/Call")
+    engine.GetGame(pb.GetGameRequest(game_id=game_id))
+    before = engine_series()
+    for i in range(1000):
+        # Unknown services, unknown methods of the real service, odd characters.
+        unknown(f"/x{i}.Y/M{i}" if i % 2 else f"/{SERVICE}/Nope{i}-\u00e9")
+    engine.GetGame(pb.GetGameRequest(game_id=game_id))
+    assert engine_series() == before
+    other = REGISTRY.get_sample_value(
+        "heights_engine_calls_total", {"method": "other", "code": "UNIMPLEMENTED"}
+    )
+    assert other is not None
+    assert other >= 1001
 
 
 def test_deadlines_are_honoured(memory_server: str) -> None:
