@@ -39,12 +39,15 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from locust import User, constant, task  # noqa: E402
 from locust.env import Environment  # noqa: E402
 
+from heights_engine.auth import operator_metadata  # noqa: E402
 from heights_engine.proto import engine_service_pb2 as pb  # noqa: E402
 from heights_engine.proto import engine_service_pb2_grpc as pb_grpc  # noqa: E402
 from heights_engine.proto import game_pb2  # noqa: E402
 
 LOCAL_HOSTS = ("127.0.0.1",)
 TIMEOUT_SECONDS = 10.0
+# Creating games needs the engine's operator credential (run.py gives it to both).
+OPERATOR = operator_metadata(os.environ.get("HEIGHTS_ENGINE_OPERATOR_TOKEN", ""))
 
 
 def targets() -> list[str]:
@@ -156,6 +159,7 @@ class GameUser(User):
                 request_id=uuid.uuid4().hex, config=game_pb2.GameConfig(players=2)
             ),
             timeout=TIMEOUT_SECONDS,
+            metadata=OPERATOR,
         )
         game_id, seat_tokens = created.game.game_id, list(created.seat_tokens)
         sequence, to_move = created.game.sequence, created.game.to_move

@@ -99,6 +99,7 @@ class Servers:
         self.addresses = [f"{HOST}:{BASE_PORT + i}" for i in range(config.replicas)]
         self.processes: list[subprocess.Popen[bytes]] = []
         self.cpu: dict[str, dict[str, float]] = {}  # by phase: cores used, by whom
+        self.operator_token = secrets.token_urlsafe(32)  # locust creates games with it
 
     def start(self) -> None:
         secret = secrets.token_hex(16)
@@ -110,6 +111,7 @@ class Servers:
                 HEIGHTS_ENGINE_REDIS_URL=REDIS_URL if self.config.store == "redis" else "",
                 HEIGHTS_ENGINE_REDIS_PREFIX=self.prefix,
                 HEIGHTS_ENGINE_TOKEN_SECRET=secret,
+                HEIGHTS_ENGINE_OPERATOR_TOKEN=self.operator_token,
                 HEIGHTS_ENGINE_METRICS_PORT="0",
                 HEIGHTS_ENGINE_LOG_LEVEL=SERVER_LOG_LEVEL,
             )
@@ -174,6 +176,7 @@ def run_locust(config: Config, phase: str, user_class: str, servers: Servers) ->
         *("--csv", str(prefix), user_class),
     ]
     child = dict(os.environ, LOADTEST_TARGETS=",".join(targets), LOADTEST_CLIENT=CLIENT)
+    child["HEIGHTS_ENGINE_OPERATOR_TOKEN"] = servers.operator_token
     child["LOADTEST_ROUTING"] = ROUTING
     print(f"== {config.name}: {phase} phase ({USERS} users, {SECONDS} s)", flush=True)
     pids = [p.pid for p in servers.processes]

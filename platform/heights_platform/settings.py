@@ -185,6 +185,9 @@ HEIGHTS_SEAT_LOG_DAYS = int(_env("SEAT_LOG_DAYS", "30"))
 HEIGHTS_BROKER_URL = _env("BROKER_URL", "")
 HEIGHTS_ENGINE_ADDRESS = _env("ENGINE_ADDRESS", "")
 
+# The bearer token a Prometheus scrape of /metrics sends; empty: /metrics is not served.
+HEIGHTS_METRICS_TOKEN = _env("METRICS_TOKEN", "")
+
 LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,

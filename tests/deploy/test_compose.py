@@ -195,6 +195,7 @@ def test_secrets_are_required_and_only_placeholders_in_env_example() -> None:
         "REDIS_PASSWORD",
         "HEIGHTS_PLATFORM_SECRET_KEY",
         "HEIGHTS_ENGINE_TOKEN_SECRET",
+        "HEIGHTS_ENGINE_OPERATOR_TOKEN",
     }
     values = env_example()
     for name in required:

@@ -474,3 +474,20 @@ def test_the_api_is_open_to_ingress_and_nothing_else_is() -> None:
     for name in set(ALL_PODS) - {"platform"}:
         for port in PORTS.values():
             assert not _allows("ingress", _pod(name), outside, port), name
+
+
+def test_the_engines_operator_credential_comes_from_secrets() -> None:
+    """The engine checks it and the runner sends it; neither gets it from a ConfigMap."""
+    for workload, variable in (
+        ("engine", "HEIGHTS_ENGINE_OPERATOR_TOKEN"),
+        ("runner", "HEIGHTS_RUNNER_ENGINE_OPERATOR_TOKEN"),
+    ):
+        maps, secrets, names = _env_sources(named("Deployment", workload))
+        assert variable not in names
+        for name in maps:
+            assert variable not in named("ConfigMap", name)["data"]
+        assert any(variable in _secret_template(name)["stringData"] for name in secrets)
+    # The platform calls no engine RPC: it is not given the credential.
+    _, platform_secrets, _ = _env_sources(named("Deployment", "platform"))
+    for name in platform_secrets:
+        assert not any("OPERATOR" in key for key in _secret_template(name)["stringData"])

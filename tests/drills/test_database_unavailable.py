@@ -27,11 +27,13 @@ from heights_cli.stack import Stack, free_port
 pytestmark = pytest.mark.drill
 
 SERVE = [sys.executable, "-m", "heights_cli.main", "platform", "serve"]
+METRICS_TOKEN = "drill-metrics-token"
 
 
-def _get(url: str) -> tuple[int, Any]:
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
     try:
-        with urllib.request.urlopen(url, timeout=10) as reply:
+        request = urllib.request.Request(url, headers=headers or {})
+        with urllib.request.urlopen(request, timeout=10) as reply:
             status, body = reply.status, reply.read()
     except urllib.error.HTTPError as err:
         status, body = err.code, err.read()
@@ -53,6 +55,7 @@ def platform_behind_proxy(transactional_db: None, tmp_path: Path) -> Iterator[tu
             ready_text="Booting worker",
             DJANGO_SETTINGS_MODULE="heights_platform.settings",
             DATABASE_URL=f"postgres://{db['USER']}@127.0.0.1:{proxy.port}/{db['NAME']}",
+            HEIGHTS_PLATFORM_METRICS_TOKEN=METRICS_TOKEN,
         )
         base = f"http://127.0.0.1:{port}"
         wait_for("the platform is ready", lambda: _answers(base + "/readyz"), 30)
@@ -87,6 +90,6 @@ def test_the_api_says_unavailable_and_recovers(platform_behind_proxy: tuple[str,
     proxy.restore()
     assert _get(bots)[0] == 200  # the very next request: no restart, no manual step
     assert _get(base + "/readyz") == (200, {"status": "ready"})
-    metrics = _get(base + "/metrics")[1]
+    metrics = _get(base + "/metrics", {"Authorization": f"Bearer {METRICS_TOKEN}"})[1]
     assert 'status="503"' in metrics  # the outage, as /metrics counted it
     assert "heights_platform_request_seconds_bucket" in metrics

@@ -91,7 +91,9 @@ def test_a_replica_killed_mid_game_changes_nothing(tmp_path: Path) -> None:
         engines: list[KillsAReplica] = []
 
         def make(spec: MatchSpec) -> Engine:
-            engines.append(KillsAReplica(GrpcEngine(spec, chan), a, KILL_AFTER))
+            engines.append(
+                KillsAReplica(GrpcEngine(spec, chan, stack.operator_token), a, KILL_AFTER)
+            )
             return engines[0]
 
         served = play_match(spec, make, policy)

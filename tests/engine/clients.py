@@ -8,17 +8,20 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from heights_engine.auth import operator_metadata
 from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
 from heights_engine.proto import game_pb2
 
 SHORT = '{"round_cap": 3}'  # games that end after three rounds: full games in a second
+OPERATOR_TOKEN = "test-operator-token"  # every test server's (conftest.py)
 
 
 def free_port() -> int:
@@ -28,8 +31,35 @@ def free_port() -> int:
         return port
 
 
-def stub(address: str) -> pb_grpc.EngineServiceStub:
-    return pb_grpc.EngineServiceStub(grpc.insecure_channel(address))
+class WithMetadata(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """Adds fixed metadata (the operator credential) to every call of a channel."""
+
+    def __init__(self, metadata: tuple[tuple[str, str], ...]) -> None:
+        self.metadata = metadata
+
+    def _details(self, details: Any) -> Any:
+        return details._replace(metadata=tuple(details.metadata or ()) + self.metadata)
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+    def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return continuation(self._details(details), requests)
+
+
+def stub(address: str, operator: str = OPERATOR_TOKEN) -> pb_grpc.EngineServiceStub:
+    """A client of the service; it sends the operator credential unless `operator` is ""."""
+    channel = grpc.insecure_channel(address)
+    if operator:
+        channel = grpc.intercept_channel(channel, WithMetadata(operator_metadata(operator)))
+    return pb_grpc.EngineServiceStub(channel)
 
 
 def status_code(err: grpc.RpcError) -> grpc.StatusCode:

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 import redis
-from tests.engine.clients import free_port, wait_healthy
+from tests.engine.clients import OPERATOR_TOKEN, free_port, wait_healthy
 
 from heights_engine.server import build_server, make_store
 from heights_engine.settings import Settings
@@ -55,7 +55,9 @@ def server_factory() -> Iterator[Callable[..., InProcessServer]]:
     servers: list[InProcessServer] = []
 
     def start(**overrides: Any) -> InProcessServer:
-        settings = Settings(address="127.0.0.1:0", **overrides)
+        settings = Settings(
+            address="127.0.0.1:0", **({"operator_token": OPERATOR_TOKEN} | overrides)
+        )
         servers.append(InProcessServer(settings))
         return servers[-1]
 
@@ -144,6 +146,7 @@ class Replicas:
             HEIGHTS_ENGINE_REDIS_URL=self.redis_url if redis else "",
             HEIGHTS_ENGINE_REDIS_PREFIX=self.prefix,
             HEIGHTS_ENGINE_TOKEN_SECRET="test-secret",
+            HEIGHTS_ENGINE_OPERATOR_TOKEN=OPERATOR_TOKEN,
             HEIGHTS_ENGINE_SHUTDOWN_GRACE_SECONDS="10",
         )
         environ.update(env)

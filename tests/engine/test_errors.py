@@ -150,7 +150,7 @@ def test_not_found(engine: pb_grpc.EngineServiceStub) -> None:
         assert refused(call) == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND")
     created = create_game(engine)
     game_id = created.game.game_id
-    engine.DeleteGame(pb.DeleteGameRequest(game_id=game_id))
+    engine.DeleteGame(pb.DeleteGameRequest(game_id=game_id, force=True))
     gone = pb.GetGameRequest(game_id=game_id)
     assert refused(lambda: engine.GetGame(gone)) == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND")
 

@@ -21,7 +21,15 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from tests.engine.clients import create_game, free_port, status_code, stub, wait_healthy
+from prometheus_client import REGISTRY
+from tests.engine.clients import (
+    OPERATOR_TOKEN,
+    create_game,
+    free_port,
+    status_code,
+    stub,
+    wait_healthy,
+)
 from tests.engine.conftest import InProcessServer
 
 from heights_engine.metrics import serve_metrics
@@ -84,6 +92,44 @@ def test_metrics_endpoint(server_factory: Callable[..., InProcessServer]) -> Non
     assert 'heights_engine_cache_total{result="hit"}' in text
 
 
+def engine_series() -> set[tuple[str, ...]]:
+    """Every labelled sample of the engine's call metrics, in this process's registry."""
+    series: set[tuple[str, ...]] = set()
+    for family in REGISTRY.collect():
+        if family.name.startswith("heights_engine_"):
+            for sample in family.samples:
+                series.add((sample.name, *(f"{k}={v}" for k, v in sorted(sample.labels.items()))))
+    return series
+
+
+def test_unknown_methods_add_no_series(memory_server: str) -> None:
+    channel = grpc.insecure_channel(memory_server)
+    engine = stub(memory_server)
+    game_id = create_game(engine).game.game_id
+
+    def unknown(path: str) -> None:
+        call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+            path, request_serializer=None, response_deserializer=None
+        )
+        with pytest.raises(grpc.RpcError) as caught:
+            call(b"", timeout=10)
+        assert status_code(caught.value) == grpc.StatusCode.UNIMPLEMENTED
+
+    unknown("/warm.Up/Call")
+    engine.GetGame(pb.GetGameRequest(game_id=game_id))
+    before = engine_series()
+    for i in range(1000):
+        # Unknown services, unknown methods of the real service, odd characters.
+        unknown(f"/x{i}.Y/M{i}" if i % 2 else f"/{SERVICE}/Nope{i}-\u00e9")
+    engine.GetGame(pb.GetGameRequest(game_id=game_id))
+    assert engine_series() == before
+    other = REGISTRY.get_sample_value(
+        "heights_engine_calls_total", {"method": "other", "code": "UNIMPLEMENTED"}
+    )
+    assert other is not None
+    assert other >= 1001
+
+
 def test_deadlines_are_honoured(memory_server: str) -> None:
     engine = stub(memory_server)
     created = create_game(engine)
@@ -134,10 +180,13 @@ def test_env_example_lists_every_setting() -> None:
         assert f"HEIGHTS_ENGINE_{name.upper()}=" in text
 
 
-def test_heights_engine_serve(tmp_path: object) -> None:
+def test_heights_engine_serve(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HEIGHTS_ENGINE_")}
     env["HEIGHTS_ENGINE_LOG_LEVEL"] = "INFO"
+    # No operator token set: the server makes one and writes it where the log says.
+    token_file = tmp_path / "operator-token"
+    env["HEIGHTS_ENGINE_OPERATOR_TOKEN_FILE"] = str(token_file)
     command = [sys.executable, "-m", "heights_cli.main", "engine", "serve"]
     proc = subprocess.Popen(
         [*command, "--address", f"127.0.0.1:{port}"],
@@ -147,13 +196,18 @@ def test_heights_engine_serve(tmp_path: object) -> None:
     )
     try:
         wait_healthy(f"127.0.0.1:{port}")
-        create_game(stub(f"127.0.0.1:{port}"))
+        token = token_file.read_text().strip()
+        assert len(token) >= 32
+        assert token != OPERATOR_TOKEN
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        create_game(stub(f"127.0.0.1:{port}", operator=token))
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0
     lines = [json.loads(line) for line in err.splitlines()]
     assert any("in memory" in line["message"] for line in lines)
+    assert any(f"written to {token_file}" in line["message"] for line in lines)
     created = [line for line in lines if line["message"] == "game created"]
     assert len(created) == 1
     assert len(created[0]["game_id"]) == 32

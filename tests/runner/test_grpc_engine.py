@@ -8,6 +8,7 @@ from typing import Any
 
 import grpc
 import pytest
+from tests.engine.clients import OPERATOR_TOKEN
 from tests.engine.conftest import InProcessServer
 
 from heights_engine.servicer import EngineServicer
@@ -22,7 +23,8 @@ def start_server() -> Iterator[Callable[[], InProcessServer]]:
     started: list[InProcessServer] = []
 
     def start() -> InProcessServer:
-        started.append(InProcessServer(Settings(address="127.0.0.1:0")))
+        settings = Settings(address="127.0.0.1:0", operator_token=OPERATOR_TOKEN)
+        started.append(InProcessServer(settings))
         return started[-1]
 
     yield start
@@ -52,7 +54,7 @@ def test_a_game_over_the_stream_is_the_in_process_game(
     start_server: Callable[[], InProcessServer],
 ) -> None:
     expected = _play(LocalEngine(_spec()), set())
-    engine = GrpcEngine(_spec(), channel(start_server().address))
+    engine = GrpcEngine(_spec(), channel(start_server().address), OPERATOR_TOKEN)
     assert _play(engine, {0, 1, 2}) == expected
     assert engine._streaming  # the stream was used, not the fallback
 
@@ -68,6 +70,6 @@ def test_an_engine_without_apply_actions_gets_unary_calls(
 
     monkeypatch.setattr(EngineServicer, "ApplyActions", unimplemented)  # before the start
     expected = _play(LocalEngine(_spec()), set())
-    engine = GrpcEngine(_spec(), channel(start_server().address))
+    engine = GrpcEngine(_spec(), channel(start_server().address), OPERATOR_TOKEN)
     assert _play(engine, {0, 1, 2}) == expected
     assert not engine._streaming

@@ -1,7 +1,8 @@
-"""Prometheus metrics of the platform, served at /metrics.
+"""Prometheus metrics of the platform, served at /metrics to a bearer token only.
 
 - HTTP requests by view (the URL pattern's name or route, never the raw path, so ids do
-  not explode the label set), method and status; their latency by view.
+  not explode the label set), method (HTTP's, else `other`) and status; their latency
+  by view. Every label takes its values from a fixed set, whatever clients send.
 - Match results recorded, by status, and seat forfeits by reason: counted in the process
   that records them (the platform worker), once the recording transaction commits.
 - The depth of the runner's `matches` queue and the platform's `results` queue, read
@@ -14,6 +15,7 @@ the platform worker serves its own counters on `HEIGHTS_PLATFORM_METRICS_PORT`.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import os
 from collections.abc import Iterator
@@ -112,8 +114,32 @@ def exposition() -> tuple[bytes, str]:
 
 
 def metrics_view(request: Any) -> Any:
-    from django.http import HttpResponse
+    """/metrics for a scraper with `HEIGHTS_PLATFORM_METRICS_TOKEN` as its bearer token.
 
+    Not public: without a configured token the route answers 404 as if absent, and a
+    request without the right `Authorization: Bearer` header is 401.
+    """
+    from django.conf import settings
+    from django.http import HttpResponse, JsonResponse
+
+    token = str(getattr(settings, "HEIGHTS_METRICS_TOKEN", "") or "")
+    if not token:
+        return JsonResponse(
+            {"code": "not_found", "message": "metrics are not served here", "details": {}},
+            status=404,
+        )
+    given = str(request.META.get("HTTP_AUTHORIZATION", "")).encode()
+    if not hmac.compare_digest(given, f"Bearer {token}".encode()):
+        response = JsonResponse(
+            {
+                "code": "not_authenticated",
+                "message": "metrics need Authorization: Bearer <HEIGHTS_PLATFORM_METRICS_TOKEN>",
+                "details": {},
+            },
+            status=401,
+        )
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
     body, content_type = exposition()
     return HttpResponse(body, content_type=content_type)
 

@@ -9,6 +9,20 @@ from django.http import HttpRequest, HttpResponseBase
 
 from heights_platform.common.metrics import REQUEST_SECONDS, REQUESTS
 
+# HTTP's methods; anything else a client sends is counted as `other`, so a label's values
+# stay a fixed set whatever arrives.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
+
+
+def method_label(request: HttpRequest) -> str:
+    method = request.method or ""
+    return method if method in METHODS else "other"
+
+
+def status_label(status: int) -> str:
+    """The status code; one outside HTTP's range (never sent by Django) is `other`."""
+    return str(status) if 100 <= status <= 599 else "other"
+
 
 def view_label(request: HttpRequest) -> str:
     """The URL pattern's name, else its route; `unmatched` for a 404 outside any route."""
@@ -27,5 +41,5 @@ class RequestMetricsMiddleware:
         response = self.get_response(request)
         view = view_label(request)
         REQUEST_SECONDS.labels(view).observe(time.perf_counter() - started)
-        REQUESTS.labels(view, request.method or "", str(response.status_code)).inc()
+        REQUESTS.labels(view, method_label(request), status_label(response.status_code)).inc()
         return response

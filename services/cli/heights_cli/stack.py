@@ -9,6 +9,7 @@ SIGTERM (then SIGKILL) so that nothing is left running.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -68,11 +69,19 @@ class Stack:
     env: Mapping[str, str] = field(default_factory=dict)  # added to every service's env
     services: list[Service] = field(default_factory=list)
     python: str = sys.executable
+    # The engine's operator credential, given to every process of the stack: the engine
+    # checks it, the runners create games with it (docs/engine-service.md).
+    operator_token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
 
     def _spawn(self, name: str, argv: list[str], env: Mapping[str, str]) -> Service:
         self.var_dir.mkdir(parents=True, exist_ok=True)
         log_path = self.var_dir / f"{name}.log"
-        environ = dict(os.environ) | {"HEIGHTS_VAR_DIR": str(self.var_dir)} | dict(self.env)
+        environ = dict(os.environ) | {
+            "HEIGHTS_VAR_DIR": str(self.var_dir),
+            "HEIGHTS_ENGINE_OPERATOR_TOKEN": self.operator_token,
+            "HEIGHTS_RUNNER_ENGINE_OPERATOR_TOKEN": self.operator_token,
+        }
+        environ |= dict(self.env)
         environ |= dict(env)
         with open(log_path, "wb") as log:
             # A process group of its own: stopping it stops its children (Celery's pool).

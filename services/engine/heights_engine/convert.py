@@ -10,12 +10,13 @@ import functools
 import json
 from typing import Any
 
-from heights_engine.errors import invalid
+from heights_engine.errors import Code, EngineError, invalid
 from heights_engine.proto import engine_service_pb2 as service_pb
 from heights_engine.proto import game_pb2 as pb
 from heights_engine.views import Step, View
-from heights_rules import GameConfig, Outcome, RuleOptions
+from heights_rules import GameConfig, Outcome, RuleOptions, limits
 from heights_rules.actions import action_text
+from heights_rules.errors import DocumentTooDeepError
 from heights_rules.replay import Verification
 
 MAX_OPTIONS_JSON = 4096
@@ -23,9 +24,16 @@ MAX_OPTIONS_JSON = 4096
 
 def config_from_proto(msg: pb.GameConfig) -> GameConfig:
     """A validated configuration; INVALID_ARGUMENT (BAD_CONFIG) otherwise."""
+    if len(msg.options_json) > MAX_OPTIONS_JSON:
+        raise EngineError(
+            Code.INVALID_ARGUMENT,
+            "DOCUMENT_TOO_LARGE",
+            f"options_json has {len(msg.options_json)} characters; the limit is {MAX_OPTIONS_JSON}",
+            {"field": "config.options_json", "limit": str(MAX_OPTIONS_JSON)},
+        )
     try:
-        options: Any = json.loads(msg.options_json) if msg.options_json else {}
-        if len(msg.options_json) > MAX_OPTIONS_JSON or not isinstance(options, dict):
+        options: Any = limits.loads(msg.options_json) if msg.options_json else {}
+        if not isinstance(options, dict):
             raise ValueError("options_json must be a JSON object of rule options")
         extra: dict[str, Any] = {"catalogue_id": msg.catalogue_id} if msg.catalogue_id else {}
         return GameConfig(
@@ -35,6 +43,13 @@ def config_from_proto(msg: pb.GameConfig) -> GameConfig:
             catalogue_sha256=msg.catalogue_sha256,
             **extra,
         )
+    except DocumentTooDeepError as err:
+        raise EngineError(
+            Code.INVALID_ARGUMENT,
+            "DOCUMENT_TOO_DEEP",
+            f"options_json is {err}; the limit is {err.limit} levels",
+            {"field": "config.options_json", "limit": str(err.limit)},
+        ) from None
     except ValueError as err:  # json, options, players and catalogue errors alike
         raise invalid("BAD_CONFIG", str(err)) from None
 

@@ -35,6 +35,7 @@ from heights_rules import (
     ReplayError,
     new_game,
 )
+from heights_rules.errors import ReplayTooDeepError, ReplayTooLargeError
 from heights_rules.patches import make_patch
 from heights_rules.replay import Recorder, Verification, simulate, verify
 
@@ -298,8 +299,15 @@ class Games:
             raise EngineError(Code.FAILED_PRECONDITION, "ILLEGAL_ACTION", str(err)) from None
         return work, actions, actors
 
-    async def delete(self, game_id: str) -> None:
+    async def delete(self, game_id: str, *, force: bool = False) -> None:
+        """Remove a game; one in progress only when forced (its players lose it)."""
         check_id(game_id, "game_id")
+        if not force and not (await self.synced(game_id)).state.is_terminal():
+            raise EngineError(
+                Code.FAILED_PRECONDITION,
+                "GAME_IN_PROGRESS",
+                "the game is not over: archive it when it ends, or delete it with force",
+            )
         self._cache.pop(game_id, None)
         self._bases.pop(game_id, None)
         metrics.LIVE_GAMES.set(len(self._cache))
@@ -358,11 +366,8 @@ class Games:
 
     @staticmethod
     async def verify(blob: bytes) -> Verification:
-        try:
-            replay = Replay.from_bytes(blob)
-        except ReplayError as err:
-            raise invalid("MALFORMED_REPLAY", str(err)) from None
-        return await asyncio.to_thread(verify, replay)
+        # Off the event loop: reading is bounded but up to ~a second of CPU at the limits.
+        return await asyncio.to_thread(_verified, blob)
 
     # ------------------------------------------------------------------ cache
     async def _rebuild(self, game_id: str) -> LiveGame:
@@ -426,6 +431,19 @@ def _seat_names(names: list[str], players: int) -> tuple[str, ...]:
 def _fingerprint(config: GameConfig, seed: int | None, names: tuple[str, ...]) -> str:
     doc: dict[str, Any] = {"config": config.to_dict(), "seed": seed, "seats": list(names)}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def _verified(blob: bytes) -> Verification:
+    try:
+        replay = Replay.from_bytes(blob)
+    except (ReplayTooLargeError, ReplayTooDeepError) as err:
+        reason = "REPLAY_TOO_LARGE" if isinstance(err, ReplayTooLargeError) else "DOCUMENT_TOO_DEEP"
+        raise EngineError(
+            Code.INVALID_ARGUMENT, reason, str(err), {"field": "replay", "limit": str(err.limit)}
+        ) from None
+    except ReplayError as err:
+        raise invalid("MALFORMED_REPLAY", str(err)) from None
+    return verify(replay)
 
 
 def _record(live: LiveGame) -> Replay:

@@ -1,8 +1,8 @@
 """Prometheus metrics of the service, served on their own HTTP port.
 
 Calls, latencies and errors are counted by an interceptor per RPC method and status
-code; the game authority counts cache hits and misses and reports the live games it
-holds.
+code, labels from fixed sets (a served method's name, else `other`; a gRPC code); the
+game authority counts cache hits and misses and reports the live games it holds.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from grpc import aio
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 _Req = TypeVar("_Req")
+OTHER = "other"  # the method label of every call to a method the server does not serve
 _Resp = TypeVar("_Resp")
 
 CALLS = Counter("heights_engine_calls_total", "RPCs handled", ["method", "code"])
@@ -36,6 +37,7 @@ REDIS_COMMANDS = Counter(
     "heights_engine_redis_commands_total", "commands sent to Redis by the batcher"
 )
 # The children counted on every call, looked up once.
+UNKNOWN_CALLS = CALLS.labels(OTHER, "UNIMPLEMENTED")
 CACHE_HIT, CACHE_MISS = CACHE.labels("hit"), CACHE.labels("miss")
 DECISIONS, CHANCE_STEPS = ACTIONS.labels("decision"), ACTIONS.labels("chance")
 
@@ -67,10 +69,14 @@ class MetricsInterceptor(aio.ServerInterceptor):
         if path in self._handlers:
             return self._handlers[path]
         handler = await continuation(handler_call_details)
-        if handler is not None and handler.unary_unary is not None:
+        if handler is None:
+            # Not kept, and one label value for all: a client may ask any path at all,
+            # and a label taken from it would grow the series without bound.
+            UNKNOWN_CALLS.inc()
+            return None
+        if handler.unary_unary is not None:
             handler = _timed(handler, path.rsplit("/", 1)[-1])
-        if handler is not None:  # an unknown method is not kept: any path may be asked
-            self._handlers[path] = handler
+        self._handlers[path] = handler  # only served methods: a fixed set
         return handler
 
 

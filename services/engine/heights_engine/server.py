@@ -18,6 +18,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from redis.exceptions import RedisError
 
+from heights_engine.auth import OperatorCheck, write_token_file
 from heights_engine.games import Games
 from heights_engine.json_logs import JsonFormatter
 from heights_engine.metrics import MetricsInterceptor, serve_metrics
@@ -81,9 +82,11 @@ async def build_server(
                 "another replica cannot give the seat tokens back"
             )
     games = Games(store, cache_size=settings.cache_size, token_secret=secret)
+    operator = settings.operator_token or secrets.token_urlsafe(32)
     server = aio.server(interceptors=[MetricsInterceptor()], options=server_options(settings))
     engine_service_pb2_grpc.add_EngineServiceServicer_to_server(
-        EngineServicer(games, max_streams=settings.max_streams), server
+        EngineServicer(games, max_streams=settings.max_streams, operator=OperatorCheck(operator)),
+        server,
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -96,6 +99,13 @@ async def build_server(
         raise SettingsError(
             f"cannot listen on {settings.address}: the port is taken or the address is not here"
         ) from None
+    if not settings.operator_token:
+        path = write_token_file(operator, port, settings.operator_token_file)
+        log.warning(
+            "HEIGHTS_ENGINE_OPERATOR_TOKEN is not set: generated an operator token for this "
+            "process, written to %s (clients that create or delete games need it)",
+            path,
+        )
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

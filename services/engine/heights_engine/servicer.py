@@ -14,6 +14,7 @@ from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 from grpc import aio
 
 from heights_engine import convert, errors
+from heights_engine.auth import OperatorCheck
 from heights_engine.errors import Code, EngineError, invalid
 from heights_engine.games import Games
 from heights_engine.proto import engine_service_pb2 as pb
@@ -61,15 +62,17 @@ def refusing(
 
 
 class EngineServicer(pb_grpc.EngineServiceServicer):
-    def __init__(self, games: Games, *, max_streams: int) -> None:
+    def __init__(self, games: Games, *, max_streams: int, operator: OperatorCheck) -> None:
         self.games = games
         self.max_streams = max_streams
         self.open_streams = 0
+        self.operator = operator
 
     @refusing
     async def CreateGame(  # noqa: N802 (gRPC method names)
         self, request: pb.CreateGameRequest, context: Context
     ) -> pb.CreateGameResponse:
+        self.operator.require(context.invocation_metadata())
         config = convert.config_from_proto(request.config)
         live, seat_tokens = await self.games.create(
             request_id=request.request_id,
@@ -244,6 +247,7 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
     async def DeleteGame(  # noqa: N802
         self, request: pb.DeleteGameRequest, context: Context
     ) -> pb.DeleteGameResponse:
-        await self.games.delete(request.game_id)
-        log.info("game deleted", extra={"game_id": request.game_id})
+        self.operator.require(context.invocation_metadata())
+        await self.games.delete(request.game_id, force=request.force)
+        log.info("game deleted", extra={"game_id": request.game_id, "force": request.force})
         return pb.DeleteGameResponse()

@@ -32,6 +32,11 @@ class Settings:
     game_ttl_seconds: int = 24 * 3600  # an unfinished game idle this long expires
     finished_ttl_seconds: int = 30 * 24 * 3600  # a finished game kept until archived
     token_secret: str = ""  # derives seat tokens; replicas must share it (empty: random)
+    # The credential for creating and deleting games (auth.py). Empty: one is generated
+    # at start and written to operator_token_file (default: a file named for the port in
+    # the temporary folder), which the log names.
+    operator_token: str = ""
+    operator_token_file: str = ""
     max_message_bytes: int = 4 * 1024 * 1024
     keepalive_time_ms: int = 30_000
     keepalive_timeout_ms: int = 10_000

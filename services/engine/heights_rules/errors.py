@@ -21,3 +21,35 @@ class CatalogueError(ValueError):
 
 class ReplayError(ValueError):
     """A replay record is malformed or does not fit the engine or catalogue in use."""
+
+
+class DocumentTooLargeError(ValueError):
+    """Untrusted input is larger than its bound (`limit`, in bytes)."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class DocumentTooDeepError(ValueError):
+    """Untrusted JSON nests deeper than its bound (`limit`, in levels)."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class ReplayTooLargeError(ReplayError):
+    """A replay record is larger than a bound, compressed or decompressed (`limit`)."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class ReplayTooDeepError(ReplayError):
+    """A replay record's JSON nests deeper than `limit` levels."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit

@@ -15,9 +15,17 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from heights_rules import limits
 from heights_rules.actions import ACTION_SPACE_VERSION, NUM_ACTIONS
 from heights_rules.catalogue import canonical_json
-from heights_rules.errors import ActionError, ReplayError
+from heights_rules.errors import (
+    ActionError,
+    DocumentTooDeepError,
+    DocumentTooLargeError,
+    ReplayError,
+    ReplayTooDeepError,
+    ReplayTooLargeError,
+)
 from heights_rules.options import GameConfig
 from heights_rules.rng import SEED_BITS
 from heights_rules.serialize import state_hash
@@ -28,6 +36,10 @@ FORMAT = "rolling-heights-replay"
 FORMAT_VERSION = 1
 CHECKPOINT_EVERY = 64
 ENGINE_VERSION = "0.1.0"
+# Bounds on reading a record (a 4-player game with a 200-character note at every step is
+# ~5 KiB of gzip and ~230 KiB of JSON): compressed as given, and decompressed.
+MAX_REPLAY_BYTES = 2 * 2**20
+MAX_REPLAY_JSON_BYTES = 4 * 2**20
 
 
 @dataclass(slots=True)
@@ -89,10 +101,34 @@ class Replay:
         return gzip.compress(canonical_json(self.to_dict()), compresslevel=9, mtime=0)
 
     @classmethod
-    def from_bytes(cls, blob: bytes) -> Replay:
+    def from_bytes(
+        cls,
+        blob: bytes,
+        *,
+        max_bytes: int = MAX_REPLAY_BYTES,
+        max_json_bytes: int = MAX_REPLAY_JSON_BYTES,
+    ) -> Replay:
+        """A record from its gzip (or plain JSON) bytes, read within the bounds given.
+
+        Over a bound: `ReplayTooLargeError` or `ReplayTooDeepError`, naming the limit.
+        """
+        if len(blob) > max_bytes:
+            raise ReplayTooLargeError(
+                f"replay is {len(blob)} bytes; the limit is {max_bytes}", max_bytes
+            )
         try:
-            text = gzip.decompress(blob) if blob[:2] == b"\x1f\x8b" else blob
-            return cls.from_dict(json.loads(text))
+            text = limits.gunzip(blob, max_json_bytes) if blob[:2] == limits.GZIP_MAGIC else blob
+            if len(text) > max_json_bytes:
+                raise DocumentTooLargeError(f"more than {max_json_bytes} bytes", max_json_bytes)
+            return cls.from_dict(limits.loads(text))
+        except DocumentTooLargeError as err:
+            raise ReplayTooLargeError(
+                f"replay JSON is {err}; the limit is {err.limit} bytes", err.limit
+            ) from None
+        except DocumentTooDeepError as err:
+            raise ReplayTooDeepError(
+                f"replay JSON is {err}; the limit is {err.limit} levels", err.limit
+            ) from None
         except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as err:
             raise ReplayError(f"unreadable replay: {err}") from None
 

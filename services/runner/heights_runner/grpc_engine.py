@@ -13,6 +13,7 @@ a forfeit); anything else is ours (EngineFaultError: the match is retried or fai
 
 from __future__ import annotations
 
+import functools
 import json
 import queue
 import time
@@ -24,6 +25,7 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from heights_engine.auth import operator_metadata
 from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
 from heights_engine.proto import game_pb2
@@ -121,7 +123,7 @@ class ActionStream:
 
 
 class GrpcEngine:
-    def __init__(self, spec: MatchSpec, chan: grpc.Channel) -> None:
+    def __init__(self, spec: MatchSpec, chan: grpc.Channel, operator_token: str = "") -> None:
         self._stub = pb_grpc.EngineServiceStub(chan)
         request = pb.CreateGameRequest(
             # A fresh id per attempt: a re-run match starts a new game on the same seed.
@@ -135,7 +137,11 @@ class GrpcEngine:
             seed=spec.seed,
             seat_names=[seat.name for seat in spec.seats],
         )
-        created: pb.CreateGameResponse = self._call(self._stub.CreateGame, request)
+        # Creating a game is the operator's (docs/engine-service.md, "Who may call what").
+        create = functools.partial(
+            self._stub.CreateGame, metadata=operator_metadata(operator_token)
+        )
+        created: pb.CreateGameResponse = self._call(create, request)
         self.game_id = created.game.game_id
         self.commitment = created.game.seed.commitment_sha256
         self._tokens = list(created.seat_tokens)

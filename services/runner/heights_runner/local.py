@@ -52,9 +52,11 @@ def engine_factory(address: str) -> Callable[[MatchSpec], Engine]:
     if not address:
         return LocalEngine
     from heights_runner.grpc_engine import GrpcEngine, channel
+    from heights_runner.settings import RunnerSettings
 
     chan = channel(address)
-    return lambda spec: GrpcEngine(spec, chan)
+    token = RunnerSettings.from_env().engine_operator_token
+    return lambda spec: GrpcEngine(spec, chan, token)
 
 
 @dataclass(slots=True)

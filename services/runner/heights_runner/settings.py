@@ -32,6 +32,7 @@ class RunnerSettings:
     allow_unsandboxed: bool  # local development only
     visibility_timeout: int  # seconds before an unacknowledged match is redelivered
     max_retries: int  # engine-unavailable retries of a match
+    engine_operator_token: str = ""  # the engine's HEIGHTS_ENGINE_OPERATOR_TOKEN (creates games)
 
     @classmethod
     def from_env(cls) -> RunnerSettings:
@@ -41,6 +42,7 @@ class RunnerSettings:
             broker_url=broker,
             broker_prefix=os.environ.get("HEIGHTS_BROKER_PREFIX", ""),
             engine_address=_env("ENGINE_ADDRESS"),
+            engine_operator_token=_env("ENGINE_OPERATOR_TOKEN"),
             cache_dir=Path(_env("CACHE_DIR", str(var / "bots"))),
             ledger_url=_env("LEDGER_URL", broker if broker.startswith("redis") else ""),
             concurrency=int(_env("CONCURRENCY", "2")),

@@ -58,7 +58,7 @@ def _engine_factory() -> Any:
     chan = _channel(address)
 
     def make(spec: MatchSpec) -> Engine:
-        engine = GrpcEngine(spec, chan)
+        engine = GrpcEngine(spec, chan, _settings().engine_operator_token)
         _game_ids[spec.match_id] = engine.game_id  # for the task's "match done" line
         return engine
 

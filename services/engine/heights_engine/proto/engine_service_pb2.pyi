@@ -500,7 +500,10 @@ class VerifyReplayRequest(_message.Message):
 
     REPLAY_FIELD_NUMBER: _builtins.int
     replay: _builtins.bytes
-    """A replay record: gzip of its canonical JSON, or the JSON itself."""
+    """A replay record: gzip of its canonical JSON, or the JSON itself. At most 2 MiB as
+    sent and 4 MiB of JSON once decompressed (REPLAY_TOO_LARGE), nested at most 32
+    levels (DOCUMENT_TOO_DEEP); both INVALID_ARGUMENT, with the limit in the message.
+    """
     def __init__(
         self,
         *,
@@ -619,16 +622,22 @@ class DeleteGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    FORCE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
+    force: _builtins.bool
+    """Delete the game even when it is not over (its seats' next calls are NOT_FOUND);
+    without it a game in progress is FAILED_PRECONDITION (GAME_IN_PROGRESS).
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        force: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["force", b"force", "game_id", b"game_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -29,7 +29,9 @@ if _version_not_supported:
 class EngineServiceStub:
     """The game engine: the single authority on every game. Errors are google.rpc.Status
     values whose details carry a google.rpc.ErrorInfo with an UPPER_SNAKE reason
-    (docs/engine-service.md lists them).
+    (docs/engine-service.md lists them). Calls marked "operator" need the operator
+    credential as call metadata `authorization: Bearer <token>` (UNAUTHENTICATED without
+    it); docs/engine-service.md, "Who may call what", has every RPC's callers.
     """
 
     def __init__(self, channel):
@@ -93,12 +95,15 @@ class EngineServiceStub:
 class EngineServiceServicer:
     """The game engine: the single authority on every game. Errors are google.rpc.Status
     values whose details carry a google.rpc.ErrorInfo with an UPPER_SNAKE reason
-    (docs/engine-service.md lists them).
+    (docs/engine-service.md lists them). Calls marked "operator" need the operator
+    credential as call metadata `authorization: Bearer <token>` (UNAUTHENTICATED without
+    it); docs/engine-service.md, "Who may call what", has every RPC's callers.
     """
 
     def CreateGame(self, request, context):
         """Creates a game and returns one secret token per seat. Idempotent through the
         request id: a retry with the same id and request returns the same game and tokens.
+        Operator only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -153,7 +158,8 @@ class EngineServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def VerifyReplay(self, request, context):
-        """Verifies a replay record by re-simulating it.
+        """Verifies a replay record by re-simulating it. Anyone may call it; the record is
+        read within bounds (VerifyReplayRequest.replay).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -167,7 +173,8 @@ class EngineServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DeleteGame(self, request, context):
-        """Deletes a game once the platform has archived it.
+        """Deletes a game once the platform has archived it. Operator only; a game in
+        progress is FAILED_PRECONDITION (GAME_IN_PROGRESS) unless `force` is set.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -237,7 +244,9 @@ def add_EngineServiceServicer_to_server(servicer, server):
 class EngineService:
     """The game engine: the single authority on every game. Errors are google.rpc.Status
     values whose details carry a google.rpc.ErrorInfo with an UPPER_SNAKE reason
-    (docs/engine-service.md lists them).
+    (docs/engine-service.md lists them). Calls marked "operator" need the operator
+    credential as call metadata `authorization: Bearer <token>` (UNAUTHENTICATED without
+    it); docs/engine-service.md, "Who may call what", has every RPC's callers.
     """
 
     @staticmethod

@@ -30,7 +30,9 @@ GRPC_VERSION: str
 class EngineServiceStub:
     """The game engine: the single authority on every game. Errors are google.rpc.Status
     values whose details carry a google.rpc.ErrorInfo with an UPPER_SNAKE reason
-    (docs/engine-service.md lists them).
+    (docs/engine-service.md lists them). Calls marked "operator" need the operator
+    credential as call metadata `authorization: Bearer <token>` (UNAUTHENTICATED without
+    it); docs/engine-service.md, "Who may call what", has every RPC's callers.
     """
 
     @_typing.overload
@@ -40,6 +42,7 @@ class EngineServiceStub:
     CreateGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.CreateGameRequest, _engine_service_pb2.CreateGameResponse]
     """Creates a game and returns one secret token per seat. Idempotent through the
     request id: a retry with the same id and request returns the same game and tokens.
+    Operator only.
     """
     GetGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetGameRequest, _engine_service_pb2.GetGameResponse]
     """Gets a game as the seat the token belongs to, or as a spectator without a token."""
@@ -63,23 +66,30 @@ class EngineServiceStub:
     GetReplay: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetReplayRequest, _engine_service_pb2.GetReplayResponse]
     """Gets the replay record of a finished game."""
     VerifyReplay: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.VerifyReplayRequest, _engine_service_pb2.VerifyReplayResponse]
-    """Verifies a replay record by re-simulating it."""
+    """Verifies a replay record by re-simulating it. Anyone may call it; the record is
+    read within bounds (VerifyReplayRequest.replay).
+    """
     GetStateAtStep: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.GetStateAtStepRequest, _engine_service_pb2.GetStateAtStepResponse]
     """Gets the state after step N of a finished game (replay browsing)."""
     DeleteGame: _grpc.UnaryUnaryMultiCallable[_engine_service_pb2.DeleteGameRequest, _engine_service_pb2.DeleteGameResponse]
-    """Deletes a game once the platform has archived it."""
+    """Deletes a game once the platform has archived it. Operator only; a game in
+    progress is FAILED_PRECONDITION (GAME_IN_PROGRESS) unless `force` is set.
+    """
 
 @_typing.type_check_only
 class EngineServiceAsyncStub(EngineServiceStub):
     """The game engine: the single authority on every game. Errors are google.rpc.Status
     values whose details carry a google.rpc.ErrorInfo with an UPPER_SNAKE reason
-    (docs/engine-service.md lists them).
+    (docs/engine-service.md lists them). Calls marked "operator" need the operator
+    credential as call metadata `authorization: Bearer <token>` (UNAUTHENTICATED without
+    it); docs/engine-service.md, "Who may call what", has every RPC's callers.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.CreateGameRequest, _engine_service_pb2.CreateGameResponse]  # type: ignore[assignment]
     """Creates a game and returns one secret token per seat. Idempotent through the
     request id: a retry with the same id and request returns the same game and tokens.
+    Operator only.
     """
     GetGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetGameRequest, _engine_service_pb2.GetGameResponse]  # type: ignore[assignment]
     """Gets a game as the seat the token belongs to, or as a spectator without a token."""
@@ -103,16 +113,22 @@ class EngineServiceAsyncStub(EngineServiceStub):
     GetReplay: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetReplayRequest, _engine_service_pb2.GetReplayResponse]  # type: ignore[assignment]
     """Gets the replay record of a finished game."""
     VerifyReplay: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.VerifyReplayRequest, _engine_service_pb2.VerifyReplayResponse]  # type: ignore[assignment]
-    """Verifies a replay record by re-simulating it."""
+    """Verifies a replay record by re-simulating it. Anyone may call it; the record is
+    read within bounds (VerifyReplayRequest.replay).
+    """
     GetStateAtStep: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.GetStateAtStepRequest, _engine_service_pb2.GetStateAtStepResponse]  # type: ignore[assignment]
     """Gets the state after step N of a finished game (replay browsing)."""
     DeleteGame: _aio.UnaryUnaryMultiCallable[_engine_service_pb2.DeleteGameRequest, _engine_service_pb2.DeleteGameResponse]  # type: ignore[assignment]
-    """Deletes a game once the platform has archived it."""
+    """Deletes a game once the platform has archived it. Operator only; a game in
+    progress is FAILED_PRECONDITION (GAME_IN_PROGRESS) unless `force` is set.
+    """
 
 class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
     """The game engine: the single authority on every game. Errors are google.rpc.Status
     values whose details carry a google.rpc.ErrorInfo with an UPPER_SNAKE reason
-    (docs/engine-service.md lists them).
+    (docs/engine-service.md lists them). Calls marked "operator" need the operator
+    credential as call metadata `authorization: Bearer <token>` (UNAUTHENTICATED without
+    it); docs/engine-service.md, "Who may call what", has every RPC's callers.
     """
 
     @_abc_1.abstractmethod
@@ -123,6 +139,7 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_engine_service_pb2.CreateGameResponse, _abc.Awaitable[_engine_service_pb2.CreateGameResponse]]:
         """Creates a game and returns one secret token per seat. Idempotent through the
         request id: a retry with the same id and request returns the same game and tokens.
+        Operator only.
         """
 
     @_abc_1.abstractmethod
@@ -188,7 +205,9 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _engine_service_pb2.VerifyReplayRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.VerifyReplayResponse, _abc.Awaitable[_engine_service_pb2.VerifyReplayResponse]]:
-        """Verifies a replay record by re-simulating it."""
+        """Verifies a replay record by re-simulating it. Anyone may call it; the record is
+        read within bounds (VerifyReplayRequest.replay).
+        """
 
     @_abc_1.abstractmethod
     def GetStateAtStep(
@@ -204,6 +223,8 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _engine_service_pb2.DeleteGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_engine_service_pb2.DeleteGameResponse, _abc.Awaitable[_engine_service_pb2.DeleteGameResponse]]:
-        """Deletes a game once the platform has archived it."""
+        """Deletes a game once the platform has archived it. Operator only; a game in
+        progress is FAILED_PRECONDITION (GAME_IN_PROGRESS) unless `force` is set.
+        """
 
 def add_EngineServiceServicer_to_server(servicer: EngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

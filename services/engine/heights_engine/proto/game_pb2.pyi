@@ -70,6 +70,7 @@ class GameConfig(_message.Message):
     options_json: _builtins.str
     """Rule options by name (docs/engine.md, "Configuration") as a JSON object; names not
     given take the project's defaults, unknown names are an error. Empty means all defaults.
+    At most 4096 characters (DOCUMENT_TOO_LARGE) nested at most 32 levels (DOCUMENT_TOO_DEEP).
     """
     def __init__(
         self,
