@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
+from tests.engine.clients import OPERATOR_TOKEN
 from tests.engine.conftest import InProcessServer
 
 from heights_engine.errors import Code, EngineError, stale
@@ -63,7 +64,9 @@ def engine_refusing(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., s
             return await real(self, *args, **kwargs)
 
         monkeypatch.setattr(Games, "apply", apply)
-        servers.append(InProcessServer(Settings(address="127.0.0.1:0")))
+        servers.append(
+            InProcessServer(Settings(address="127.0.0.1:0", operator_token=OPERATOR_TOKEN))
+        )
         return servers[-1].address
 
     yield start
@@ -79,7 +82,9 @@ def _spec(match_id: str) -> MatchSpec:
 def _play(address: str, tmp_path: Path) -> MatchResult:
     chan = channel(address)
     return play_match(
-        _spec("faults"), lambda spec: GrpcEngine(spec, chan), LaunchPolicy(tmp_path / "bots")
+        _spec("faults"),
+        lambda spec: GrpcEngine(spec, chan, OPERATOR_TOKEN),
+        LaunchPolicy(tmp_path / "bots"),
     )
 
 
@@ -109,7 +114,9 @@ def test_any_other_refusal_is_a_runner_fault_no_bot_forfeits(
     # Through the task's retries: the first attempt meets the fault again, the second
     # plays the same seed to the end, blaming no one.
     chan = channel(address)
-    monkeypatch.setattr(tasks, "_engine_factory", lambda: lambda s: GrpcEngine(s, chan))
+    monkeypatch.setattr(
+        tasks, "_engine_factory", lambda: lambda s: GrpcEngine(s, chan, OPERATOR_TOKEN)
+    )
     monkeypatch.setattr(tasks, "_ledger", lambda: FolderLedger(tmp_path / "ledger"))
     monkeypatch.setattr(tasks, "RETRY_FIRST_S", 0.0)
     result = tasks.run_spec_retrying(_spec(f"retried-{reason.lower()}"), 2, 60)
@@ -122,7 +129,9 @@ def test_a_runner_fault_that_persists_ends_as_an_infrastructure_failure(
 ) -> None:
     address = engine_refusing(RUNNER_FAULTS["GAME_NOT_FOUND"], times=99)
     chan = channel(address)
-    monkeypatch.setattr(tasks, "_engine_factory", lambda: lambda s: GrpcEngine(s, chan))
+    monkeypatch.setattr(
+        tasks, "_engine_factory", lambda: lambda s: GrpcEngine(s, chan, OPERATOR_TOKEN)
+    )
     monkeypatch.setattr(tasks, "_ledger", lambda: FolderLedger(tmp_path / "ledger"))
     monkeypatch.setattr(tasks, "RETRY_FIRST_S", 0.0)
     result = tasks.run_spec_retrying(_spec("lost-game"), 1, 60)
