@@ -42,9 +42,11 @@ def bot_create(*, owner: User, name: str, description: str = "") -> Bot:
         ) from None
 
 
-def bot_update(*, bot: Bot, description: str) -> Bot:
-    bot.description = description
-    bot.save(update_fields=["description"])
+def bot_update(*, bot: Bot, description: str | None = None) -> Bot:
+    """Change what is given; nothing else."""
+    if description is not None:
+        bot.description = description
+        bot.save(update_fields=["description"])
     return bot
 
 
