@@ -97,7 +97,8 @@ def operations() -> dict[tuple[str, str], Operation]:
         if "ops" not in _cache:
             from drf_spectacular.generators import SchemaGenerator
 
-            schema = SchemaGenerator().get_schema(request=None, public=True)
+            generator = SchemaGenerator()  # type: ignore[no-untyped-call]
+            schema = generator.get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
             _cache["ops"] = _operations_from(schema)
         return _cache["ops"]
 
@@ -168,7 +169,8 @@ def _refusal(where: str, message: str, **extra: Any) -> JsonResponse:
 
 
 def _check_query(request: HttpRequest, operation: Operation) -> JsonResponse | None:
-    names = set(request.GET) - _TRANSPORT_PARAMETERS
+    # `format` picks a renderer unless the operation declares it (tournaments filter by it).
+    names = set(request.GET) - (_TRANSPORT_PARAMETERS - operation.query.keys())
     unknown = sorted(names - operation.query.keys())
     if unknown:
         allowed = sorted(operation.query)
