@@ -13,6 +13,8 @@ from typing import Any
 
 import dj_database_url
 
+from heights_platform.common.converters import PATH_SCHEMAS
+
 BASE_DIR = Path(__file__).resolve().parent
 VAR_DIR = Path(os.environ.get("HEIGHTS_VAR_DIR", Path.cwd() / "var"))
 
@@ -59,6 +61,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: refuses API requests the OpenAPI schema does not allow, before their view.
+    "heights_platform.common.request_schema.RequestSchemaMiddleware",
 ]
 
 ROOT_URLCONF = "heights_platform.urls"
@@ -123,6 +127,9 @@ REST_FRAMEWORK: dict[str, Any] = {
         "rest_framework.renderers.JSONRenderer",
         "heights_platform.common.renderers.BrowsableAPIRenderer",
     ],
+    # JSON bodies only (uploads take multipart on their own view): a body is checked
+    # against its schema, which form encodings could not be.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "heights_platform.common.pagination.CursorPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
@@ -168,9 +175,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "PATH_CONVERTER_OVERRIDES": PATH_SCHEMAS,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "heights_platform.common.openapi.add_error_responses",
+        "heights_platform.common.openapi.bound_parameters",
     ],
 }
 

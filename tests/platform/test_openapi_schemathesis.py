@@ -1,26 +1,30 @@
 """Property-based checks of the platform against its own OpenAPI schema (schemathesis).
 
-The schema is loaded from the WSGI app (`/api/v1/schema/`), every operation gets a
-bounded number of generated requests (positive mode: data the schema allows; fixed seed,
-derandomized), sent as a real user with an API token, in the test database. Checks:
-no server error, and the response conforms to the schema (documented success status,
-content type, headers, body).
+The schema is loaded from the WSGI app (`/api/v1/schema/`); every operation gets a
+bounded number of generated requests in both modes (positive: data the schema allows;
+negative: data it forbids), with a fixed seed, derandomized, sent twice: as a real user
+with an API token and anonymously, in the test database. Checks: no server error; the
+status is documented and the response conforms to the schema (content type, headers,
+body, the one error shape); data the schema forbids is refused (`negative_data_rejection`)
+and data it allows is not refused for its shape (`positive_data_acceptance`, see
+`shape_accepted`).
 
 Path parameters naming an object (`bot_id`, `slug`, `replay_id`, ...) and the bot ids in
 request bodies are pointed at objects made in the test database, so the checks see
-success bodies, not only 404s; each example's writes are rolled back.
+success bodies, not only 404s (in negative mode only where the parameter is not the one
+negated); each example's writes are rolled back.
 
-Exclusions (see `_CHECKS`):
-- Every status must be documented: error statuses are, on every operation, with the
-  one error shape (heights_platform.common.openapi), whose body is then checked against
-  that schema like any other.
+Exclusions:
+- Schema-valid data may still break a rule the schema cannot state (an unknown bot, a
+  registration window that closes before it opens, a common password): a 400 from a
+  view's rules is allowed in positive mode; a 400 from the schema check at the door
+  (`details.in`) or a serializer's shape message (required, null, type) is not.
 - Throttles are not disabled in settings (the views read their throttle classes and
   rates at import); the cache that holds their counters is cleared before each call.
 - Matches and tournaments send Celery tasks: they are recorded, not sent (`sent_tasks`).
-- Positive mode only: negative data needs the 4xx answers documented to be judged.
 - The multipart upload (POST /bots/{bot_id}/versions/) is included, but its generated
-  files are never valid bots (400 `invalid_upload`, checked for the error shape); a
-  successful upload is covered by test_uploads.py and tests/e2e.
+  files are never valid bots (400 `invalid_upload`); a successful upload is covered by
+  test_uploads.py and tests/e2e.
 - Schemathesis' coverage and stateful phases are off (time budget); the fuzzing phase
   runs with a fixed seed, derandomized, without an example database.
 """
@@ -39,6 +43,7 @@ from django.core.cache import cache
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 from hypothesis import HealthCheck, settings
+from rest_framework import fields as drf_fields
 from rest_framework.test import APIClient
 from schemathesis import Case
 from schemathesis.checks import CheckContext, not_a_server_error
@@ -46,6 +51,8 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.openapi.checks import UndefinedStatusCode
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
+    positive_data_acceptance,
     response_headers_conformance,
     response_schema_conformance,
 )
@@ -60,13 +67,14 @@ from heights_platform.tournaments.services import tournament_create, tournament_
 from heights_platform.wsgi import application
 from heights_runner.contract import MatchResult
 
-EXAMPLES_PER_OPERATION = 10
+EXAMPLES_PER_OPERATION = 12
+CASES: list[str] = []  # every case sent, by operation: counted at the end of the module
 
 _CONFIG = SchemathesisConfig.from_dict(
     {
         "seed": 20261122,
         "generation": {
-            "mode": "positive",
+            "mode": "all",
             "max-examples": EXAMPLES_PER_OPERATION,
             "deterministic": True,
             "database": "none",
@@ -74,6 +82,12 @@ _CONFIG = SchemathesisConfig.from_dict(
         # Coverage enumerates every boundary of every field: many more requests than
         # the time budget allows; the fuzzing phase samples the same space.
         "phases": {"coverage": {"enabled": False}, "stateful": {"enabled": False}},
+        # A 400 for a view's rule on schema-valid data is judged by `shape_accepted`.
+        "checks": {
+            "positive_data_acceptance": {
+                "expected-statuses": ["2xx", "304", "400", "401", "403", "404", "409", "429"]
+            }
+        },
     }
 )
 
@@ -104,6 +118,47 @@ def error_shape(ctx: CheckContext, response: Any, case: Case[Any]) -> bool | Non
     return None
 
 
+# DRF's messages for a value of the wrong shape: schema-valid data must never get them.
+_SHAPE_MESSAGES = {
+    str(message)
+    for field in (
+        drf_fields.Field,
+        drf_fields.IntegerField,
+        drf_fields.FloatField,
+        drf_fields.BooleanField,
+        drf_fields.CharField,
+        drf_fields.ListField,
+        drf_fields.DictField,
+    )
+    for key, message in field.default_error_messages.items()
+    if key in ("required", "null", "invalid", "not_a_list", "not_a_dict")
+}
+
+
+def _messages(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for value in node.values():
+            yield from _messages(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _messages(value)
+    else:
+        yield str(node)
+
+
+def shape_accepted(ctx: CheckContext, response: Any, case: Case[Any]) -> bool | None:
+    """Positive mode: a 400 may come from a view's rule, never from the request's shape
+    (the schema check at the door, or a serializer's required/null/type message)."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive or response.status_code != 400:
+        return None
+    details = response.json().get("details", {})
+    shape = sorted(set(_messages(details.get("fields", {}))) & _SHAPE_MESSAGES)
+    if "in" in details or shape:
+        raise AssertionError(f"schema-valid data refused for its shape: {response.json()}")
+    return None
+
+
 _CHECKS: list[Any] = [
     not_a_server_error,
     documented_status,
@@ -111,6 +166,9 @@ _CHECKS: list[Any] = [
     response_headers_conformance,
     response_schema_conformance,
     error_shape,
+    negative_data_rejection,
+    positive_data_acceptance,
+    shape_accepted,
 ]
 
 
@@ -184,26 +242,53 @@ def _requests_keep_the_test_transaction() -> Iterator[None]:
         signals.request_finished.connect(close_old_connections)
 
 
+def _negated(case: Case[Any], location: str) -> bool:
+    meta = case.meta
+    if meta is None:
+        return False
+    return any(
+        str(where.value) == location and info.mode.is_negative
+        for where, info in meta.components.items()
+    )
+
+
 def _point_at_world(case: Case[Any], world: dict[str, Any]) -> None:
+    if _negated(case, "path"):
+        return _point_body(case, world)
     params = case.path_parameters
     for name, value in world["path"].items():
         if name in params:
             params[name] = value
     if isinstance(params.get("step"), int):
         params["step"] = abs(params["step"]) % (world["steps"] + 1)
+    return _point_body(case, world)
+
+
+def _point_body(case: Case[Any], world: dict[str, Any]) -> None:
+    if _negated(case, "body"):
+        return
     body = case.body
     if isinstance(body, dict):  # ids in bodies: one of my bots, a rival's, version 1
         body.update({k: v for k, v in world["body"].items() if k in body})
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _count_cases() -> Iterator[None]:
+    yield
+    operations = len({label for label, _ in (c.rsplit(" as ", 1) for c in CASES)})
+    print(f"\nschemathesis: {len(CASES)} cases over {operations} operations")
+
+
 @schema.parametrize()
+@pytest.mark.parametrize("caller", ["user", "anonymous"])
 # `world` is made once per operation and shared by its examples, on purpose: the
 # examples probe the same objects (each operation's test is its own transaction).
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_api_conforms_to_its_schema(case: Case[Any], world: dict[str, Any]) -> None:
+def test_api_conforms_to_its_schema(case: Case[Any], world: dict[str, Any], caller: str) -> None:
     _point_at_world(case, world)
+    CASES.append(f"{case.operation.label} as {caller}")
     cache.clear()  # throttle counters
-    headers = {"Authorization": f"Token {world['key']}"}
+    headers = {"Authorization": f"Token {world['key']}"} if caller == "user" else {}
     # Each example starts from the same world: its writes are rolled back, and so is a
     # transaction the database aborted (the test's transaction stands for autocommit).
     savepoint = transaction.savepoint()

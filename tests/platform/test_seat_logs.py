@@ -66,7 +66,14 @@ def test_the_owner_reads_their_seat_log_and_nobody_else_does(
     assert theirs.json()["code"] == "not_found"
     assert api.get(_log_url(match, 1)).status_code == 404
     assert api.get(_log_url(match, 0)).status_code == 404
-    assert client_for(alice).get(_log_url(match, 5)).status_code == 404
+    assert client_for(alice).get(_log_url(match, 3)).status_code == 404  # no such seat
+    out_of_range = client_for(alice).get(_log_url(match, 5))  # no game has a seat 5
+    assert out_of_range.status_code == 400
+    assert out_of_range.json()["details"] == {
+        "in": "path",
+        "field": "seat",
+        "allowed": "an integer from 0 to 3",
+    }
 
     staff = make_user()
     staff.is_staff = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import random
 import stat
 import zipfile
 from collections.abc import Callable
@@ -154,8 +155,165 @@ def test_a_refused_upload_is_400_with_its_reason_and_creates_nothing(
     assert response.status_code == 400, response.json()
     body = response.json()
     assert body["code"] == "invalid_upload"
-    assert body["details"] == {"reason": reason}
+    assert body["details"]["reason"] == reason
     assert body["message"]
+    _assert_nothing_created()
+
+
+def _compressible(size: int) -> bytes:
+    """Bytes that deflate about 35:1: big entries within the 1 MB upload and the ratio."""
+    return bytes(random.Random(size).choices(b"ab", weights=[60, 1], k=size))
+
+
+def _legacy_name_zip(raw: bytes) -> bytes:
+    """An archive whose second entry's name is `raw` in cp437, not marked UTF-8."""
+    content = bytearray(_zip(("main.py", MAIN_PY), ("x" * len(raw), b"x = 1\n")))
+    placeholder = b"x" * len(raw)
+    at = content.find(placeholder)
+    while at != -1:
+        content[at : at + len(raw)] = raw
+        at = content.find(placeholder, at + len(raw))
+    return bytes(content)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("m.zip", _zip(("main.py", MAIN_PY), ("a" * 300, b"")), "name_too_long", "name_bytes", 100),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("/".join(["d" * 60] * 5), b"")),
+            "name_too_long",
+            "path_bytes",
+            255,
+        ),
+        ("m.zip", _zip(("main.py", MAIN_PY), ("a/" * 8 + "x.py", b"")), "too_deep", "depth", 8),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), *((f"f{i}", b"") for i in range(200))),
+            "too_many_files",
+            "entries",
+            200,
+        ),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("w.bin", _compressible(9 * 2**20))),
+            "entry_too_large",
+            "entry_bytes",
+            8 * 2**20,
+        ),
+        (
+            "m.zip",
+            _zip(
+                ("main.py", MAIN_PY),
+                *((f"w{i}.bin", _compressible(7 * 2**20)) for i in range(3)),
+            ),
+            "zip_bomb",
+            "unpacked_bytes",
+            16 * 2**20,
+        ),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("z.bin", bytes(4 * 2**20))),
+            "zip_bomb",
+            "ratio",
+            100,
+        ),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("a\x07b.py", b"")),
+            "bad_name",
+            "name_characters",
+            "printable characters",
+        ),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("a\u202eb.py", b"")),
+            "bad_name",
+            "name_characters",
+            "printable characters",
+        ),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("lib/CON.py", b"")),
+            "bad_name",
+            "device_names",
+            "not CON, PRN, AUX, NUL, COM1-9 or LPT1-9",
+        ),
+        ("m.zip", _legacy_name_zip(b"caf\x82.py"), "bad_name", "name_encoding", "utf-8"),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("a/../b.py", b"")),
+            "unsafe_path",
+            "relative_path",
+            "inside the bot's folder",
+        ),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("./b.py", b"")),
+            "unsafe_path",
+            "relative_path",
+            "inside the bot's folder",
+        ),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), ("a//b.py", b"")),
+            "unsafe_path",
+            "relative_path",
+            "inside the bot's folder",
+        ),
+        (
+            "m.zip",
+            _zip(("main.py", MAIN_PY), symlink="data"),
+            "link",
+            "entry_type",
+            "regular files and folders",
+        ),
+        ("m.pyc", MAIN_PY, "wrong_type", "type", ".py or .zip"),
+    ],
+    ids=[
+        "300-char-name",
+        "long-path",
+        "deep",
+        "entries",
+        "entry-size",
+        "total-size",
+        "ratio",
+        "control-char",
+        "bidi-override",
+        "device-name",
+        "not-utf8-name",
+        "dotdot-inside",
+        "dot-component",
+        "empty-component",
+        "symlink",
+        "upload-type",
+    ],
+)
+def test_each_limit_is_a_400_naming_it_and_its_value(
+    bot: Bot,
+    client: APIClient,
+    upload_bot_file: Upload,
+    case: tuple[str, bytes, str, str, int | str],
+) -> None:
+    filename, content, reason, limit, value = case
+    response = upload_bot_file(client, bot, filename, content)
+    assert response.status_code == 400, response.json()
+    body = response.json()
+    assert body["code"] == "invalid_upload"
+    assert body["details"]["reason"] == reason
+    assert (body["details"]["limit"], body["details"]["value"]) == (limit, value)
+    assert limit in body["message"] or reason in ("link", "unsafe_path", "bad_name", "wrong_type")
+    _assert_nothing_created()
+
+
+def test_an_upload_name_over_100_characters_is_refused(
+    bot: Bot, client: APIClient, upload_bot_file: Upload
+) -> None:
+    response = upload_bot_file(client, bot, "b" * 101 + ".py", MAIN_PY)
+    assert response.status_code == 400, response.json()
+    assert response.json()["code"] == "invalid"
+    assert "file" in response.json()["details"]["fields"]
     _assert_nothing_created()
 
 

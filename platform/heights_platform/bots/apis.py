@@ -164,7 +164,7 @@ class BotDetailApi(GenericAPIView[Bot]):
     @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
     def patch(self, request: Request, bot_id: int) -> Response:
         bot = selectors.access_bot_for_owner_by_id(user=request.user, bot_id=bot_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.InputSerializer(data=request.data, partial=True)  # PATCH: any subset
         data.is_valid(raise_exception=True)
         bot = services.bot_update(bot=bot, **data.validated_data)
         return Response(self._render(request, bot))

@@ -14,7 +14,7 @@ from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.common.errors import ApiError
 from heights_platform.ladders.models import LadderEntry
 from heights_platform.ladders.services import standings_changed
-from heights_runner.contract import BUILTIN_BOTS, MAX_BOT_BYTES
+from heights_runner.contract import BUILTIN_BOTS, MAX_BOT_BYTES, BundleError, bundle_check
 
 if TYPE_CHECKING:
     from heights_platform.matches.models import Match
@@ -42,26 +42,32 @@ def bot_create(*, owner: User, name: str, description: str = "") -> Bot:
         ) from None
 
 
-def bot_update(*, bot: Bot, description: str) -> Bot:
-    bot.description = description
-    bot.save(update_fields=["description"])
+def bot_update(*, bot: Bot, description: str | None = None) -> Bot:
+    """Change what is given; nothing else."""
+    if description is not None:
+        bot.description = description
+        bot.save(update_fields=["description"])
     return bot
 
 
 def _bot_file_check(filename: str, content: bytes) -> Literal["py", "zip"]:
-    """The upload's kind, or the stable reason it is refused (translated here, once)."""
+    """The upload's kind, or the stable reason it is refused (translated here, once):
+    `details` names the reason, and the limit or naming rule broken with its value."""
     if len(content) > MAX_BOT_BYTES:
         raise ApiError(
             "too_large", f"a bot is at most {MAX_BOT_BYTES} bytes", {"limit": MAX_BOT_BYTES}
         )
-    from heights_runner.botfiles import BotFileError, check_bot_file
-
     try:
-        return check_bot_file(filename, content)
-    except BotFileError as err:
+        return bundle_check(filename, content).kind
+    except BundleError as err:
         if err.code == "too_large":
             raise ApiError("too_large", str(err), {"limit": MAX_BOT_BYTES}) from None
-        raise ApiError("invalid_upload", str(err), {"reason": err.code}) from None
+        details: dict[str, object] = {"reason": err.code}
+        if err.limit is not None:
+            details.update(limit=err.limit, value=err.value)
+        if err.entry is not None:
+            details["entry"] = err.entry
+        raise ApiError("invalid_upload", str(err), details) from None
 
 
 def bot_version_create(*, bot: Bot, filename: str, content: bytes) -> BotVersion:

@@ -8,15 +8,15 @@ from heights_platform.bots import apis
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", apis.BotListApi.as_view(), name="bots"),
-    path("<int:bot_id>/", apis.BotDetailApi.as_view(), name="bot"),
-    path("<int:bot_id>/versions/", apis.BotVersionListApi.as_view(), name="bot-versions"),
+    path("<id:bot_id>/", apis.BotDetailApi.as_view(), name="bot"),
+    path("<id:bot_id>/versions/", apis.BotVersionListApi.as_view(), name="bot-versions"),
     path(
-        "<int:bot_id>/versions/<int:number>/",
+        "<id:bot_id>/versions/<id:number>/",
         apis.BotVersionDetailApi.as_view(),
         name="bot-version",
     ),
     path(
-        "<int:bot_id>/versions/<int:number>/source/",
+        "<id:bot_id>/versions/<id:number>/source/",
         apis.BotVersionSourceApi.as_view(),
         name="bot-version-source",
     ),

@@ -9,5 +9,7 @@ class CommonConfig(AppConfig):
 
     def ready(self) -> None:
         from heights_platform.common import metrics
+        from heights_platform.common.converters import converters_register
 
         metrics.connect()
+        converters_register()  # before any URLconf is loaded

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from heights_platform.common.converters import MAX_ID
 from heights_platform.common.errors import CODES
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
@@ -56,4 +57,27 @@ def add_error_responses(
                         "content": {"application/json": {"schema": ERROR_REF}},
                     },
                 )
+    return result
+
+
+# A query string without a declared bound is still bounded (common/request_schema.py).
+MAX_QUERY_STRING = 200
+
+
+def bound_parameters(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """Every integer parameter gets bounds and every string one a length, where its
+    declaration gave none: the schema says what the request check enforces."""
+    for methods in result.get("paths", {}).values():
+        for operation in methods.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if schema.get("type") == "integer":
+                    schema.setdefault("minimum", 0)
+                    schema.setdefault("maximum", MAX_ID)
+                elif schema.get("type", "string") == "string" and "enum" not in schema:
+                    schema.setdefault("maxLength", MAX_QUERY_STRING)
     return result

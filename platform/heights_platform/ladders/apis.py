@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heights_platform.bots.selectors import access_bot_for_entry_by_id
+from heights_platform.common.converters import MAX_INDEX
 from heights_platform.common.page_cache import cached_response
 from heights_platform.ladders import selectors, services
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
@@ -141,7 +142,7 @@ class LadderLeaderboardApi(GenericAPIView[LadderEntry]):
     class FilterSerializer(serializers.Serializer[Any]):
         order = serializers.ChoiceField(choices=["elo", "conservative"], default="elo")
         limit = serializers.IntegerField(min_value=1, max_value=MAX_LEADERBOARD, default=100)
-        offset = serializers.IntegerField(min_value=0, default=0)
+        offset = serializers.IntegerField(min_value=0, max_value=MAX_INDEX, default=0)
 
     @extend_schema(
         parameters=[FilterSerializer], responses=LeaderboardRowOutputSerializer(many=True)

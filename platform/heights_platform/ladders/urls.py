@@ -14,7 +14,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("<slug:slug>/join/", apis.LadderJoinApi.as_view(), name="ladder-join"),
     path(
-        "<slug:slug>/bots/<int:bot_id>/history/",
+        "<slug:slug>/bots/<id:bot_id>/history/",
         apis.LadderBotHistoryApi.as_view(),
         name="ladder-bot-history",
     ),

@@ -6,9 +6,12 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import django_filters  # type: ignore[import-untyped]  # no stubs published
+from django import forms
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from drf_spectacular.utils import extend_schema_field
 
 from heights_platform.bots.selectors import AnyUser, bot_private_visible
+from heights_platform.common.converters import MAX_ID, PATH_SCHEMAS
 from heights_platform.common.errors import ApiError
 from heights_platform.matches.models import Match, MatchSeat, SeatLog
 
@@ -93,6 +96,18 @@ def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSe
     return row, text or ""
 
 
+@extend_schema_field(PATH_SCHEMAS["id"])
+class IdFilter(django_filters.NumberFilter):  # type: ignore[misc]
+    """An object's id: an integer from 1 to 2**63 - 1 (a bigint)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
+
+
 class SeatFilters(django_filters.FilterSet):  # type: ignore[misc]
     """Filters on a match's seats, shared by the match and replay lists.
 
@@ -102,11 +117,11 @@ class SeatFilters(django_filters.FilterSet):  # type: ignore[misc]
 
     match_ref: ClassVar[str] = "pk"
 
-    bot = django_filters.NumberFilter(method="_bot", help_text="A bot id that held a seat.")
+    bot = IdFilter(method="_bot", help_text="A bot id that held a seat.")
     owner = django_filters.CharFilter(
         method="_owner", help_text="Username of the owner of a seated bot."
     )
-    winner = django_filters.NumberFilter(method="_winner", help_text="A bot id that ranked 1st.")
+    winner = IdFilter(method="_winner", help_text="A bot id that ranked 1st.")
     created = django_filters.IsoDateTimeFromToRangeFilter(
         field_name="created_at", help_text="created_after / created_before (ISO 8601)."
     )
@@ -128,7 +143,7 @@ class MatchFilter(SeatFilters):
     kind = django_filters.ChoiceFilter(choices=Match.Kind.choices)
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
     ladder = django_filters.CharFilter(field_name="ladder__slug", help_text="A ladder's slug.")
-    tournament = django_filters.NumberFilter(field_name="tournament_id")
+    tournament = IdFilter(field_name="tournament_id")
 
     class Meta:
         model = Match

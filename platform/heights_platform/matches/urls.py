@@ -10,5 +10,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", apis.MatchListApi.as_view(), name="matches"),
     path("challenges/", apis.ChallengeCreateApi.as_view(), name="match-challenges"),
     path("<uuid:match_id>/", apis.MatchDetailApi.as_view(), name="match"),
-    path("<uuid:match_id>/seats/<int:seat>/log/", apis.SeatLogApi.as_view(), name="seat-log"),
+    path("<uuid:match_id>/seats/<seat:seat>/log/", apis.SeatLogApi.as_view(), name="seat-log"),
 ]

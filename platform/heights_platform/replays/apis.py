@@ -167,7 +167,14 @@ class ReplayStepApi(GenericAPIView[Replay]):
         viewer = serializers.RegexField(r"^(public|[0-3])$", default="public")
 
     @extend_schema(
-        parameters=[OpenApiParameter("viewer", str, description='"public" or a seat number (0-3).')]
+        parameters=[
+            OpenApiParameter(
+                "viewer",
+                str,
+                enum=["public", "0", "1", "2", "3"],
+                description='"public" (default) or a seat number (0-3).',
+            )
+        ]
     )
     def get(self, request: Request, replay_id: int, step: int) -> Response:
         query = self.FilterSerializer(data=request.query_params)

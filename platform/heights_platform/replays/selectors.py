@@ -19,7 +19,7 @@ from django.db.models import Prefetch, QuerySet
 
 from heights_platform.common.errors import ApiError
 from heights_platform.matches.models import Match
-from heights_platform.matches.selectors import SeatFilters, seats_prefetch
+from heights_platform.matches.selectors import IdFilter, SeatFilters, seats_prefetch
 from heights_platform.replays import stepping
 from heights_platform.replays.models import Replay, ReplayCheckpoint
 from heights_rules.actions import action_text
@@ -82,7 +82,7 @@ class ReplayFilter(SeatFilters):
 
     kind = django_filters.ChoiceFilter(field_name="match__kind", choices=Match.Kind.choices)
     ladder = django_filters.CharFilter(field_name="match__ladder__slug", help_text="Slug.")
-    tournament = django_filters.NumberFilter(field_name="match__tournament_id")
+    tournament = IdFilter(field_name="match__tournament_id")
 
     class Meta:
         model = Replay

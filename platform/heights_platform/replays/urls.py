@@ -8,8 +8,8 @@ from heights_platform.replays import apis
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", apis.ReplayListApi.as_view(), name="replays"),
-    path("<int:replay_id>/", apis.ReplayDetailApi.as_view(), name="replay"),
-    path("<int:replay_id>/download/", apis.ReplayDownloadApi.as_view(), name="replay-download"),
-    path("<int:replay_id>/steps/<int:step>/", apis.ReplayStepApi.as_view(), name="replay-step"),
-    path("<int:replay_id>/verify/", apis.ReplayVerifyApi.as_view(), name="replay-verify"),
+    path("<id:replay_id>/", apis.ReplayDetailApi.as_view(), name="replay"),
+    path("<id:replay_id>/download/", apis.ReplayDownloadApi.as_view(), name="replay-download"),
+    path("<id:replay_id>/steps/<index:step>/", apis.ReplayStepApi.as_view(), name="replay-step"),
+    path("<id:replay_id>/verify/", apis.ReplayVerifyApi.as_view(), name="replay-verify"),
 ]

@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.settings import APISettings
 from rest_framework.views import APIView
 
+from heights_platform.common.converters import MAX_INDEX
 from heights_platform.common.errors import ApiError
 from heights_platform.matches.models import Match, MatchSeat
 from heights_platform.tournaments import selectors, services
@@ -319,10 +320,16 @@ class TournamentMatchListApi(APIView):
         matches = MatchOutputSerializer(many=True)
 
     class QuerySerializer(serializers.Serializer[Any]):
-        round = serializers.IntegerField(required=False, min_value=1)
+        round = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INDEX)
 
     @extend_schema(
-        parameters=[OpenApiParameter("round", int, description="Only this round.")],
+        parameters=[
+            OpenApiParameter(
+                "round",
+                {"type": "integer", "minimum": 1, "maximum": MAX_INDEX},
+                description="Only this round.",
+            )
+        ],
         responses={200: RoundOutputSerializer(many=True)},
     )
     def get(self, request: Request, tournament_id: int) -> Response:

@@ -14,6 +14,15 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
+# A bot's files: the one check of an upload, which the platform runs at its door and the
+# runner again before unpacking. Re-exported (PEP 484's `X as X`): the platform imports
+# it from here, never from the runner's internals.
+from heights_runner.bundle import BUNDLE_LIMITS as BUNDLE_LIMITS  # noqa: PLC0414
+from heights_runner.bundle import MAX_BOT_BYTES as MAX_BOT_BYTES  # noqa: PLC0414
+from heights_runner.bundle import Bundle as Bundle  # noqa: PLC0414
+from heights_runner.bundle import BundleError as BundleError  # noqa: PLC0414
+from heights_runner.bundle import bundle_check as bundle_check  # noqa: PLC0414
+
 # Celery task names and queues: matches are long, results and qualification short.
 TASK_PLAY_MATCH = "heights_runner.play_match"
 TASK_RECORD_RESULT = "heights_platform.record_match_result"
@@ -23,7 +32,6 @@ QUEUE_SHORT = "short"
 QUEUE_RESULTS = "results"
 
 BUILTIN_BOTS = ("random", "greedy", "search")
-MAX_BOT_BYTES = 1_000_000  # a submitted file or zip archive, compressed
 
 BotKind = Literal["builtin", "py", "zip"]
 ForfeitReason = Literal[
