@@ -10,11 +10,11 @@ import functools
 import json
 from typing import Any
 
-from heights_engine.errors import invalid
+from heights_engine.errors import Code, EngineError, invalid
 from heights_engine.proto import engine_service_pb2 as service_pb
 from heights_engine.proto import game_pb2 as pb
 from heights_engine.views import Step, View
-from heights_rules import GameConfig, Outcome, RuleOptions
+from heights_rules import GameConfig, Outcome, RuleOptionError, RuleOptions
 from heights_rules.actions import action_text
 from heights_rules.replay import Verification
 
@@ -22,7 +22,8 @@ MAX_OPTIONS_JSON = 4096
 
 
 def config_from_proto(msg: pb.GameConfig) -> GameConfig:
-    """A validated configuration; INVALID_ARGUMENT (BAD_CONFIG) otherwise."""
+    """A validated configuration; INVALID_ARGUMENT otherwise: BAD_RULE_OPTION (metadata
+    `option`, `allowed`) for rule options, BAD_CONFIG for the rest."""
     try:
         options: Any = json.loads(msg.options_json) if msg.options_json else {}
         if len(msg.options_json) > MAX_OPTIONS_JSON or not isinstance(options, dict):
@@ -35,7 +36,10 @@ def config_from_proto(msg: pb.GameConfig) -> GameConfig:
             catalogue_sha256=msg.catalogue_sha256,
             **extra,
         )
-    except ValueError as err:  # json, options, players and catalogue errors alike
+    except RuleOptionError as err:
+        metadata = {"option": err.option, "allowed": err.allowed[:512]}
+        raise EngineError(Code.INVALID_ARGUMENT, "BAD_RULE_OPTION", str(err), metadata) from None
+    except ValueError as err:  # json, players and catalogue errors alike
         raise invalid("BAD_CONFIG", str(err)) from None
 
 

@@ -22,7 +22,16 @@ from heights_rules.errors import (
     ReplayError,
 )
 from heights_rules.final import Outcome, outcome
-from heights_rules.options import EndTrigger, GameConfig, RuleOptions, StartSpacing
+from heights_rules.options import (
+    OPTION_SPECS,
+    EndTrigger,
+    GameConfig,
+    OptionSpec,
+    RuleOptionError,
+    RuleOptions,
+    StartSpacing,
+    validate_options,
+)
 from heights_rules.replay import ENGINE_VERSION, Replay, verify
 from heights_rules.setup import new_game
 from heights_rules.state import CHANCE, TERMINAL, Event, GameState, Phase, Termination
@@ -33,6 +42,7 @@ __all__ = [
     "DEFAULT_CATALOGUE",
     "ENGINE_VERSION",
     "NUM_ACTIONS",
+    "OPTION_SPECS",
     "TERMINAL",
     "Action",
     "ActionError",
@@ -49,10 +59,12 @@ __all__ = [
     "IllegalActionError",
     "InvalidActionError",
     "Meeple",
+    "OptionSpec",
     "Outcome",
     "Phase",
     "Replay",
     "ReplayError",
+    "RuleOptionError",
     "RuleOptions",
     "Score",
     "StartSpacing",
@@ -61,5 +73,6 @@ __all__ = [
     "load_catalogue",
     "new_game",
     "outcome",
+    "validate_options",
     "verify",
 ]
