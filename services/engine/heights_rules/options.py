@@ -185,7 +185,7 @@ def _check_values(options: RuleOptions) -> None:
         )
 
 
-def validate_options(data: Mapping[str, Any]) -> RuleOptions:
+def validate_options(data: object) -> RuleOptions:
     """The one validation of rule options in their JSON form (library, engine service,
     platform and command line all call it): names must be known, enums given by value,
     booleans as booleans, integers in range; missing options take their defaults.

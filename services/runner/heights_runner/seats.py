@@ -62,7 +62,9 @@ class Seat:
     def launch(self) -> None:
         """Start the process and send hello (the reply is awaited in `ready`)."""
         try:
-            self._process = start_seat(self.spec.seats[self.seat], self.spec.seed, self.policy)
+            # A bot gets its own seed, never the match seed (seat_seed is one-way).
+            bot_seed = seat_seed(self.spec.seed, self.seat)
+            self._process = start_seat(self.spec.seats[self.seat], bot_seed, self.policy)
             self._process.send(protocol.hello(self.spec, self.seat))
         except (sandbox.SandboxUnavailable, ValueError) as err:
             # ValueError: the bot's files failed validation (botfiles.BotFileError).
