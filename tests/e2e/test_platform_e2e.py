@@ -208,6 +208,7 @@ def _run_tournament(admin: ApiClient, bot_ids: list[int]) -> dict[str, Any]:
             "format": "round_robin",
             "players": 2,
             "options": {"round_cap": 3},
+            "rated": False,  # a chosen seed is for unrated play only
             "seed": 20261122,  # every game replayable, the same on every run
             "registration_opens_at": (now - timedelta(minutes=1)).isoformat(),
             "registration_closes_at": (now + timedelta(hours=1)).isoformat(),

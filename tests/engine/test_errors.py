@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 from tests.engine.clients import (
     SHORT,
     create_game,
@@ -60,7 +62,7 @@ def test_invalid_argument(engine: pb_grpc.EngineServiceStub) -> None:
     bad_players = game_pb2.GameConfig(players=7)
     assert refused(lambda: create(bad_players)) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_CONFIG")
     bad_option = game_pb2.GameConfig(players=2, options_json='{"nope": 1}')
-    assert refused(lambda: create(bad_option))[1] == "BAD_CONFIG"
+    assert refused(lambda: create(bad_option))[1] == "BAD_RULE_OPTION"
     not_json = game_pb2.GameConfig(players=2, options_json="{")
     assert refused(lambda: create(not_json))[1] == "BAD_CONFIG"
     bad_catalogue = game_pb2.GameConfig(players=2, catalogue_id="missing")
@@ -207,7 +209,7 @@ def test_options_json_is_validated_before_anything_is_stored(
     config = game_pb2.GameConfig(players=2, options_json=SHORT)
     request = pb.CreateGameRequest(request_id="once", config=config)
     request.config.options_json = '{"round_cap": 0}'
-    assert refused(lambda: engine.CreateGame(request))[1] == "BAD_CONFIG"
+    assert refused(lambda: engine.CreateGame(request))[1] == "BAD_RULE_OPTION"
     request.config.options_json = SHORT
     engine.CreateGame(request)  # the refused attempt did not claim the request id
 
@@ -221,3 +223,30 @@ def test_unavailable_when_the_store_is_down(
     assert (code, reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
     gone = pb.GetGameRequest(game_id="a" * 32)
     assert refused(lambda: engine.GetGame(gone))[1] == "STORE_UNAVAILABLE"
+
+
+@pytest.mark.parametrize(
+    ("options_json", "option", "allowed"),
+    [
+        ('{"end_trigger": "constructed"}', "end_trigger", "CONSTRUCTED, SUPPLY_EMPTY"),
+        ('{"round_kap": 3}', "round_kap", "landing_hard_permille, "),
+        ('{"mayor_hard": 1}', "mayor_hard", "true, false"),
+        ('{"round_cap": "3"}', "round_cap", "integers 1..200"),
+        ('{"round_cap": 201}', "round_cap", "integers 1..200"),
+    ],
+)
+def test_bad_rule_options_name_the_option_and_what_it_allows(
+    engine: pb_grpc.EngineServiceStub, options_json: str, option: str, allowed: str
+) -> None:
+    config = game_pb2.GameConfig(players=2, options_json=options_json)
+    with pytest.raises(grpc.RpcError) as caught:
+        engine.CreateGame(pb.CreateGameRequest(request_id="bad-option", config=config))
+    assert status_code(caught.value) == grpc.StatusCode.INVALID_ARGUMENT
+    status = rpc_status.from_call(caught.value)
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    assert info.reason == "BAD_RULE_OPTION"
+    assert info.metadata["option"] == option
+    assert info.metadata["allowed"].startswith(allowed)
+    assert option in status.message

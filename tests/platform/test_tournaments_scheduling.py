@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from heights_platform.bots.models import Bot
 from heights_platform.matches.models import Match
+from heights_platform.tournaments import scheduling
 from heights_platform.tournaments.models import Tournament, TournamentBye, TournamentEntry
 from heights_platform.tournaments.services import tournament_match_finished, tournament_tick
 
@@ -203,15 +204,40 @@ def test_duplicate_two_players_round_robin(arena: Callable[..., Arena]) -> None:
     assert rows[0]["tiebreaks"]["games"] == 6
 
 
-def test_match_seeds_are_deterministic(arena: Callable[..., Arena]) -> None:
-    first, second = arena(4, seed=1234), arena(4, seed=1234)
+def test_a_chosen_seed_fixes_every_match_seed_of_an_unrated_tournament(
+    arena: Callable[..., Arena],
+) -> None:
+    first, second = arena(4, rated=False, seed=1234), arena(4, rated=False, seed=1234)
     first.start()
     second.start()
     assert [m.seed for m in first.matches()] == [m.seed for m in second.matches()]
     assert len({m.seed for m in first.matches()}) == 6
-    other = arena(4, seed=99)
+    assert all(m.seed_chosen for m in first.matches())
+    other = arena(4, rated=False, seed=99)
     other.start()
     assert {m.seed for m in other.matches()}.isdisjoint({m.seed for m in first.matches()})
+
+
+def test_rated_table_seeds_are_secret_draws_stored_on_the_matches(
+    arena: Callable[..., Arena],
+) -> None:
+    a = arena(4, duplicate=True)
+    a.start()
+    matches = a.matches()
+    tournament = a.tournament
+    assert (tournament.rated, tournament.seed_chosen) == (True, False)
+    derived = {
+        scheduling.match_seed(tournament_seed=tournament.seed, round_number=r, table=t)
+        for r in range(1, 4)
+        for t in range(2)
+    }
+    assert not {m.seed for m in matches} & derived  # not a function of the tournament seed
+    assert len({m.seed for m in matches}) == 6  # one draw per table, shared by its duplicates
+    assert not any(m.seed_chosen for m in matches)
+    listed = a.client.get(f"{URL}{a.id}/matches/").json()
+    rows = [m for r in listed for m in r["matches"]]
+    assert {r["seed_commitment"] for r in rows} == {m.seed_commitment for m in matches}
+    assert {r["seed"] for r in rows} == {None}
 
 
 def test_swiss_over_several_rounds(arena: Callable[..., Arena]) -> None:

@@ -100,9 +100,14 @@ class LadderListApi(GenericAPIView[Ladder]):
         slug = serializers.SlugField(max_length=40)
         name = serializers.CharField(max_length=80)
         players = serializers.IntegerField(min_value=2, max_value=4)
-        options = serializers.DictField(required=False, default=dict)
+        options = serializers.DictField(
+            required=False, default=dict, help_text="Rule options (`heights catalogue --options`)."
+        )
         catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
         is_active = serializers.BooleanField(default=True)
+        seed = serializers.IntegerField(
+            required=False, help_text="Refused (400): ladder seeds are secret draws."
+        )
 
     @extend_schema_serializer(component_name="LadderListFilter")
     class FilterSerializer(serializers.Serializer[Any]):

@@ -61,12 +61,15 @@ def ladder_create(
     options: dict[str, Any] | None = None,
     catalogue: str = "reconstructed-v1",
     is_active: bool = True,
+    seed: int | None = None,
 ) -> Ladder:
-    from heights_platform.matches.services import _options_check
+    from heights_platform.matches.services import options_check
 
+    if seed is not None:
+        raise _invalid("seed", "a ladder is rated: its match seeds are secret draws, never chosen")
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise _invalid("players", "a ladder has 2 to 4 players per game")
-    _options_check(options=options or {}, catalogue=catalogue)
+    options_check(options=options or {}, catalogue=catalogue)
     try:
         with transaction.atomic():
             return Ladder.objects.create(

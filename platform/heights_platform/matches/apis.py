@@ -109,6 +109,9 @@ class MatchOutputSerializer(serializers.Serializer[Any]):
     seed = serializers.IntegerField(
         source="seed_public", allow_null=True, help_text="Null until the match has finished."
     )
+    seed_chosen = serializers.BooleanField(
+        help_text="True when a person chose the seed (unrated play only), not a secret draw."
+    )
     termination = serializers.CharField()
     rounds = serializers.IntegerField(allow_null=True)
     error = serializers.CharField()
@@ -205,8 +208,16 @@ class ChallengeCreateApi(GenericAPIView[Match]):
         opponents = serializers.ListField(
             child=serializers.IntegerField(), min_length=1, max_length=3, help_text="Bot ids."
         )
-        options = serializers.DictField(required=False, default=dict)
+        options = serializers.DictField(
+            required=False, default=dict, help_text="Rule options (`heights catalogue --options`)."
+        )
         catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
+        seed = serializers.IntegerField(
+            required=False,
+            min_value=0,
+            max_value=2**63 - 1,
+            help_text="Chooses the seed (shown as chosen); a secret draw if omitted.",
+        )
 
     @extend_schema(request=InputSerializer, responses={201: MatchOutputSerializer})
     def post(self, request: Request) -> Response:
@@ -230,6 +241,7 @@ class ChallengeCreateApi(GenericAPIView[Match]):
             opponents=[_active_version(b) for b in values["opponents"]],
             options=values["options"],
             catalogue=values["catalogue"],
+            seed=values.get("seed"),
         )
         body = MatchOutputSerializer(selectors.access_match_by_id(match_id=match.pk)).data
         return Response(body, status=status.HTTP_201_CREATED)

@@ -44,6 +44,8 @@ class Match(models.Model):
     catalogue = models.CharField(max_length=40, default="reconstructed-v1")
     seed = models.BigIntegerField()  # secret until the match ends (see `seed_public`)
     seed_commitment = models.CharField(max_length=64, blank=True)
+    # The seed was chosen by the creator (unrated play only), not drawn in secret.
+    seed_chosen = models.BooleanField(default=False)
     termination = models.CharField(max_length=24, blank=True)
     rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)

@@ -2,10 +2,13 @@
 
 - A match and its seats are created in one transaction; the `MatchSpec` is sent to the
   runner (by task name, task id = match id) only once that transaction commits.
-- Seeds come from `secrets` unless the caller gives one (tournaments derive theirs). The
-  platform's `seed_commitment` is `sha256(f"rolling-heights-seed-v1:{seed}".encode())`
-  in hex, published at creation; the seed itself is shown once the match has finished.
-  (The engine service publishes its own salted commitment; that one is not stored.)
+- Seeds come from `secrets` (63 bits): nobody, the platform's users included, knows one
+  before its match ends. Tournaments draw one per table and pass it to every duplicate
+  of the table. A seed chosen by a person (`seed_chosen`) is for unrated play only: a
+  ladder match refuses one. The platform's `seed_commitment` is
+  `sha256(f"rolling-heights-seed-v1:{seed}".encode())` in hex, published at creation;
+  the seed itself is shown once the match has finished. (The engine service publishes
+  its own salted commitment; that one is not stored.)
 - `match_result_record` is idempotent: an unknown match is logged and dropped, a match
   already finished or failed is left as it is. Results are recorded one at a time (a
   transaction-scoped advisory lock on PostgreSQL; SQLite serialises writers anyway), so
@@ -57,6 +60,11 @@ _COMMITMENT_PREFIX = "rolling-heights-seed-v1:"
 # Any constant: the key of the advisory lock that serialises result recording.
 _RESULTS_LOCK_KEY = 0x52484152  # "RHAR"
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+
+def seed_draw() -> int:
+    """A match seed nobody can know in advance: 63 bits from the OS's CSPRNG."""
+    return secrets.randbelow(SEED_LIMIT)
 
 
 def seed_commitment(seed: int) -> str:
@@ -178,9 +186,13 @@ def match_create(
     tournament_round: int | None = None,
     duplicate_group: uuid.UUID | None = None,
     seed: int | None = None,
+    seed_chosen: bool = False,
     created_by: User | None = None,
 ) -> Match:
-    """Create a match and its seats (seat i plays `seats[i]`); enqueue it after commit."""
+    """Create a match and its seats (seat i plays `seats[i]`); enqueue it after commit.
+
+    `seed`: a secret draw of the caller's (`seed_draw`), or one a person chose
+    (`seed_chosen`, refused for ladder matches); drawn here when omitted."""
     if kind not in Match.Kind.values:
         raise ApiError("invalid", f"unknown match kind {kind!r}")
     if len(seats) != players:
@@ -188,10 +200,14 @@ def match_create(
     solo = players == 1
     if not solo and not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise ApiError("invalid", "a match has 2 to 4 players (or 1 in solo)")
+    if seed_chosen and (seed is None or kind == Match.Kind.LADDER):
+        message = "a seed may be chosen only for unrated play; ladder seeds are secret draws"
+        raise ApiError("invalid", message, {"fields": {"seed": [message]}})
     if seed is None:
-        seed = secrets.randbelow(SEED_LIMIT)
+        seed = seed_draw()
     elif not 0 <= seed < SEED_LIMIT:
-        raise ApiError("invalid", f"a seed is an integer in [0, 2**63), not {seed}")
+        message = f"a seed is an integer in [0, 2**63), not {seed}"
+        raise ApiError("invalid", message, {"fields": {"seed": [message]}})
     with transaction.atomic():
         match = Match.objects.create(
             kind=kind,
@@ -206,6 +222,7 @@ def match_create(
             catalogue=catalogue,
             seed=seed,
             seed_commitment=seed_commitment(seed),
+            seed_chosen=seed_chosen,
         )
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(seats)]
@@ -230,15 +247,19 @@ def match_create_for_qualification(*, version: BotVersion) -> Match:
     )
 
 
-def _options_check(*, options: dict[str, Any], catalogue: str) -> None:
+def options_check(*, options: dict[str, Any], catalogue: str) -> None:
+    """400 `invalid` unless the rule options validate (`heights_rules.validate_options`,
+    the engine's own check: details name the option and what it allows) and the
+    catalogue is known. Every service that takes options calls it before writing."""
     from heights_rules.catalogue import load_catalogue
-    from heights_rules.options import RuleOptions
+    from heights_rules.options import RuleOptionError, validate_options
 
     try:
-        RuleOptions.from_dict(options)
-    except (ValueError, TypeError, KeyError) as err:
+        validate_options(options)
+    except RuleOptionError as err:
         message = f"invalid rule options: {err}"
-        raise ApiError("invalid", message, {"fields": {"options": [message]}}) from None
+        details = {"fields": {"options": [message]}, "option": err.option, "allowed": err.allowed}
+        raise ApiError("invalid", message, details) from None
     try:
         load_catalogue(catalogue)
     except (ValueError, KeyError, OSError) as err:
@@ -253,8 +274,10 @@ def challenge_create(
     opponents: Sequence[BotVersion],
     options: dict[str, Any] | None = None,
     catalogue: str = "reconstructed-v1",
+    seed: int | None = None,
 ) -> Match:
-    """An unrated match of the user's bot version (seat 0) against active opponents."""
+    """An unrated match of the user's bot version (seat 0) against active opponents;
+    `seed` chooses its seed (shown as chosen), else it is a secret draw."""
     if bot_version.bot.owner_id != user.pk:
         raise ApiError("permission_denied", "only the bot's owner may challenge with it")
     if bot_version.status == BotVersion.Status.REJECTED:
@@ -265,13 +288,15 @@ def challenge_create(
     players = 1 + len(opponents)
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise ApiError("invalid", "a challenge has 1 to 3 opponents")
-    _options_check(options=options or {}, catalogue=catalogue)
+    options_check(options=options or {}, catalogue=catalogue)
     return match_create(
         kind=Match.Kind.CHALLENGE,
         seats=[bot_version, *opponents],
         players=players,
         options=options or {},
         catalogue=catalogue,
+        seed=seed,
+        seed_chosen=seed is not None,
         created_by=user,
     )
 

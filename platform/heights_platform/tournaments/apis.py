@@ -68,7 +68,12 @@ class TournamentOutputSerializer(serializers.Serializer[Tournament]):
     catalogue = serializers.CharField()
     duplicate = serializers.BooleanField()
     swiss_rounds = serializers.IntegerField(allow_null=True)
+    rated = serializers.BooleanField(help_text="Rated play never takes a chosen seed.")
     seed = serializers.SerializerMethodField(help_text="Published once the tournament ends.")
+    seed_chosen = serializers.BooleanField(
+        help_text="True when the owner chose the seed (unrated only): every match seed "
+        "derives from it. Otherwise each table's seed is a secret draw."
+    )
     registration_opens_at = serializers.DateTimeField()
     registration_closes_at = serializers.DateTimeField()
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
@@ -117,15 +122,21 @@ class TournamentListApi(ListAPIView[Tournament]):
         players = serializers.IntegerField(min_value=2, max_value=4)
         registration_opens_at = serializers.DateTimeField()
         registration_closes_at = serializers.DateTimeField()
-        options = serializers.DictField(child=serializers.JSONField(), required=False)
+        options = serializers.DictField(
+            child=serializers.JSONField(),
+            required=False,
+            help_text="Rule options (`heights catalogue --options`).",
+        )
         catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
         duplicate = serializers.BooleanField(default=False)
         swiss_rounds = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+        rated = serializers.BooleanField(default=True)
         seed = serializers.IntegerField(
             required=False,
             min_value=0,
             max_value=2**63 - 1,
-            help_text="Fixes every match seed (replayable); random if omitted; public at the end.",
+            help_text="Unrated only (rated: false; a 400 otherwise): fixes every match seed, "
+            "shown as chosen. Omitted: each table's seed is a secret draw. Public at the end.",
         )
 
     class FilterSerializer(serializers.Serializer[Any]):
@@ -299,7 +310,13 @@ class MatchOutputSerializer(serializers.Serializer[Match]):
     id = serializers.UUIDField()
     status = serializers.CharField(help_text="queued, running, finished or failed.")
     duplicate_group = serializers.UUIDField(allow_null=True)
-    seed = serializers.IntegerField(source="seed_public", allow_null=True)
+    seed_commitment = serializers.CharField(
+        help_text='sha256 hex of "rolling-heights-seed-v1:{seed}", published at creation.'
+    )
+    seed = serializers.IntegerField(
+        source="seed_public", allow_null=True, help_text="Null until the match has finished."
+    )
+    seed_chosen = serializers.BooleanField()
     termination = serializers.CharField()
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)

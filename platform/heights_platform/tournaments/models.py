@@ -24,7 +24,11 @@ class Tournament(models.Model):
     catalogue = models.CharField(max_length=40, default="reconstructed-v1")
     duplicate = models.BooleanField(default=False)  # each pairing once per seat rotation
     swiss_rounds = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Seeding order (and, when chosen, every match seed); secret until the end.
     seed = models.BigIntegerField()
+    # Rated play refuses a chosen seed; an unrated tournament may fix one (seed_chosen).
+    rated = models.BooleanField(default=True)
+    seed_chosen = models.BooleanField(default=False)
     registration_opens_at = models.DateTimeField()
     registration_closes_at = models.DateTimeField()
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.REGISTRATION)

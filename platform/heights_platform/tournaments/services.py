@@ -19,8 +19,13 @@ through `scheduling`):
   counts as a draw: every seat shares first. In elimination a table's winner is the entry
   with the most points over the table's matches, then the higher total score, then the
   better seed.
-- Match seeds derive from the tournament's seed, the round and the table (sha256), so a
-  tournament replays identically; the tournament's seed is published once it finishes.
+- Seeds: rated play never takes a chosen seed. Each table's seed is a secret draw
+  (`matches.services.seed_draw`) stored on its matches (duplicates share it), so nobody,
+  the owner included, knows a roll before its match ends, and the stored matches
+  reproduce the tournament. The tournament's own seed (a secret draw too) only orders
+  the entries. An unrated tournament may choose its seed (`seed_chosen`): then every
+  match seed derives from it, the round and the table (sha256), and its matches say so.
+  The tournament's seed is published once it finishes.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from django.utils import timezone
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.common.errors import ApiError
 from heights_platform.matches.models import Match
+from heights_platform.matches.services import options_check
 from heights_platform.tournaments import scheduling, selectors
 from heights_platform.tournaments.models import Tournament, TournamentBye, TournamentEntry
 
@@ -57,20 +63,6 @@ def _invalid(field: str, message: str) -> ApiError:
     return ApiError("invalid", message, {"fields": {field: [message]}})
 
 
-def _options_check(*, options: dict[str, Any], catalogue: str) -> None:
-    from heights_rules.catalogue import load_catalogue
-    from heights_rules.options import RuleOptions
-
-    try:
-        RuleOptions.from_dict(options)
-    except (ValueError, TypeError, KeyError) as err:
-        raise _invalid("options", f"invalid rule options: {err}") from None
-    try:
-        load_catalogue(catalogue)
-    except (ValueError, KeyError, OSError) as err:
-        raise _invalid("catalogue", f"unknown catalogue {catalogue!r}: {err}") from None
-
-
 def tournament_create(
     *,
     owner: User,
@@ -83,6 +75,7 @@ def tournament_create(
     catalogue: str = "reconstructed-v1",
     duplicate: bool = False,
     swiss_rounds: int | None = None,
+    rated: bool = True,
     seed: int | None = None,
 ) -> Tournament:
     if format not in Tournament.Format.values:
@@ -97,8 +90,13 @@ def tournament_create(
         raise _invalid("swiss_rounds", "swiss_rounds applies to the swiss format only")
     if swiss_rounds is not None and not 1 <= swiss_rounds <= MAX_SWISS_ROUNDS:
         raise _invalid("swiss_rounds", f"swiss_rounds must be 1 to {MAX_SWISS_ROUNDS}")
+    if seed is not None and rated:
+        raise _invalid(
+            "seed",
+            "a rated tournament draws its seeds in secret: choose a seed only with rated: false",
+        )
     options = dict(options or {})
-    _options_check(options=options, catalogue=catalogue)
+    options_check(options=options, catalogue=catalogue)
     return Tournament.objects.create(
         owner=owner,
         name=name,
@@ -108,7 +106,9 @@ def tournament_create(
         catalogue=catalogue,
         duplicate=duplicate,
         swiss_rounds=swiss_rounds,
+        rated=rated,
         seed=seed if seed is not None else secrets.randbits(scheduling.SEED_BITS),
+        seed_chosen=seed is not None,
         registration_opens_at=registration_opens_at,
         registration_closes_at=registration_closes_at,
     )
@@ -230,6 +230,17 @@ def _schedule_start(*, tournament: Tournament, entries: list[TournamentEntry]) -
     tournament.save()
 
 
+def _table_seed(*, tournament: Tournament, round_number: int, table: int) -> int:
+    """A secret draw, unless the (unrated) tournament chose its seed: then derived from it."""
+    from heights_platform.matches.services import seed_draw
+
+    if not tournament.seed_chosen:
+        return seed_draw()
+    return scheduling.match_seed(
+        tournament_seed=tournament.seed, round_number=round_number, table=table
+    )
+
+
 def _round_create(*, tournament: Tournament, round_number: int, plan: scheduling.RoundPlan) -> None:
     from heights_platform.matches.services import match_create
 
@@ -244,9 +255,7 @@ def _round_create(*, tournament: Tournament, round_number: int, plan: scheduling
         if len(table) < MIN_PLAYERS:  # a table of one is a bye
             byes.extend(table)
             continue
-        seed = scheduling.match_seed(
-            tournament_seed=tournament.seed, round_number=round_number, table=index
-        )
+        seed = _table_seed(tournament=tournament, round_number=round_number, table=index)
         rotations = scheduling.seat_rotations(table=table) if tournament.duplicate else [table]
         group = uuid.uuid4() if tournament.duplicate else None
         for seats in rotations:
@@ -260,6 +269,7 @@ def _round_create(*, tournament: Tournament, round_number: int, plan: scheduling
                 tournament_round=round_number,
                 duplicate_group=group,
                 seed=seed,
+                seed_chosen=tournament.seed_chosen,
                 created_by=tournament.owner,
             )
     TournamentBye.objects.bulk_create(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from heights_rules.rng import SEED_BITS
+from heights_rules.rng import SEED_BITS, KeyedRng
 from heights_rules.state import GameState
 
 
@@ -53,11 +53,12 @@ def seat_seed(seed: int, seat: int) -> int:
     """A built-in bot's own seed for one seat of the match with `seed`.
 
     Distinct per seat, so two seats of one match play differently, and the same on every
-    run, so a re-run match replays identically. Reduced into the generator's range: match
-    seeds go up to 2**64 (the platform draws them below 2**63), and `seed * 8` alone
-    overflowed it for three seeds in four.
+    run, so a re-run match replays identically. One-way (a keyed BLAKE2b of the match
+    seed, as the rules draw): a bot, or anyone who reads its seed, learns nothing of the
+    match seed, from which every roll, draw pile and hidden Target follows.
     """
-    return (seed * 8 + seat) % (1 << SEED_BITS)
+    digest = KeyedRng(seed % (1 << SEED_BITS)).digest(b"builtin-bot-seed", seat)
+    return int.from_bytes(digest[:8], "little")
 
 
 _REGISTRY: dict[str, Callable[..., Bot]] = {

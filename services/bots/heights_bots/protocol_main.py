@@ -1,5 +1,9 @@
 """A built-in bot as a protocol program: `python -m heights_bots.protocol_main NAME SEED`.
 
+SEED is the bot's own seed (`heights_bots.seat_seed` of the match seed and the seat, as
+the runner computes it), never the match seed: a bot must not hold a value from which
+the match seed follows.
+
 The built-ins run through the same JSON-lines protocol as submitted bots. Each decision's
 observation carries the seat's information set, which becomes a `GameState` the bot can
 read: the same hidden-information contract as in-process play (heights_bots.bot).
@@ -11,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from heights_bots.bot import BOT_NAMES, make_bot, seat_seed
+from heights_bots.bot import BOT_NAMES, make_bot
 from heights_rules.catalogue import DEFAULT_CATALOGUE, load_catalogue
 from heights_rules.observation import from_infoset
 from heights_sdk import Bot, Decision, run
@@ -24,8 +28,9 @@ class BuiltinBot(Bot):
         self._bot: Any = None
 
     def on_start(self, hello: dict[str, Any]) -> None:
-        # Seeded by the match seed and the seat, so a re-run match replays identically.
-        self._bot = make_bot(self.name, seat_seed(self._seed, self.seat))
+        # The runner derived this seed from the match seed and the seat (seat_seed), so
+        # a re-run match replays identically.
+        self._bot = make_bot(self.name, self._seed)
         # Load (and validate) the catalogue now, inside the start-up allowance, rather
         # than during the first move's.
         load_catalogue(str(hello.get("catalogue", DEFAULT_CATALOGUE)))

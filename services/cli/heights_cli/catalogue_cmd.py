@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from heights_rules import DEFAULT_CATALOGUE, RuleOptions, describe_action_space, load_catalogue
+from heights_rules import DEFAULT_CATALOGUE, OPTION_SPECS, describe_action_space, load_catalogue
 from heights_rules.errors import CatalogueError
 
 
@@ -16,14 +16,18 @@ def register(commands: Any) -> None:
     )
     p.add_argument("--id", default=DEFAULT_CATALOGUE, help="catalogue id")
     p.add_argument("--json", action="store_true", help="print the catalogue as JSON")
-    p.add_argument("--options", action="store_true", help="print the rule options and defaults")
+    p.add_argument(
+        "--options",
+        action="store_true",
+        help="print the rule options: canonical names, allowed values, defaults",
+    )
     p.add_argument("--actions", action="store_true", help="print the action-space layout")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.options:
-        print(json.dumps(RuleOptions().to_dict(), indent=2))
+        _print_options(as_json=args.json)
         return 0
     if args.actions:
         print(json.dumps(describe_action_space(), indent=2))
@@ -51,3 +55,16 @@ def run(args: argparse.Namespace) -> int:
     print(f"Ads: {', '.join(f'{a.id} {a.name}' for a in catalogue.ads)}")
     print(f"Targets: {', '.join(f'{t.id} {t.name}' for t in catalogue.targets)}")
     return 0
+
+
+def _print_options(*, as_json: bool) -> None:
+    """Every rule option as `--option NAME=VALUE`, the REST `options` object and the
+    engine's `options_json` take it."""
+    if as_json:
+        print(json.dumps([spec.to_dict() for spec in OPTION_SPECS], indent=2))
+        return
+    width = max(len(spec.name) for spec in OPTION_SPECS)
+    print(f"{'option':{width}}  {'default':14}  allowed")
+    for spec in OPTION_SPECS:
+        default = json.dumps(spec.default).strip('"')
+        print(f"{spec.name:{width}}  {default:14}  {spec.allowed}")

@@ -20,6 +20,7 @@ from heights_cli import (
     stats,
     verify_cmd,
 )
+from heights_cli.options_arg import check_rule_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    check_rule_options(parser, args)
     try:
         code: int = args.run(args)
     except BrokenPipeError:  # `heights selfplay | head` is fine

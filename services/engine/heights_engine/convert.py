@@ -14,7 +14,7 @@ from heights_engine.errors import Code, EngineError, invalid
 from heights_engine.proto import engine_service_pb2 as service_pb
 from heights_engine.proto import game_pb2 as pb
 from heights_engine.views import Step, View
-from heights_rules import GameConfig, Outcome, RuleOptions, limits
+from heights_rules import GameConfig, Outcome, RuleOptionError, RuleOptions, limits
 from heights_rules.actions import action_text
 from heights_rules.errors import DocumentTooDeepError
 from heights_rules.replay import Verification
@@ -23,7 +23,9 @@ MAX_OPTIONS_JSON = 4096
 
 
 def config_from_proto(msg: pb.GameConfig) -> GameConfig:
-    """A validated configuration; INVALID_ARGUMENT (BAD_CONFIG) otherwise."""
+    """A validated configuration; INVALID_ARGUMENT otherwise: DOCUMENT_TOO_LARGE or
+    DOCUMENT_TOO_DEEP past the bounds, BAD_RULE_OPTION (metadata `option`, `allowed`) for
+    rule options, BAD_CONFIG for the rest."""
     if len(msg.options_json) > MAX_OPTIONS_JSON:
         raise EngineError(
             Code.INVALID_ARGUMENT,
@@ -50,7 +52,10 @@ def config_from_proto(msg: pb.GameConfig) -> GameConfig:
             f"options_json is {err}; the limit is {err.limit} levels",
             {"field": "config.options_json", "limit": str(err.limit)},
         ) from None
-    except ValueError as err:  # json, options, players and catalogue errors alike
+    except RuleOptionError as err:
+        metadata = {"option": err.option, "allowed": err.allowed[:512]}
+        raise EngineError(Code.INVALID_ARGUMENT, "BAD_RULE_OPTION", str(err), metadata) from None
+    except ValueError as err:  # json, players and catalogue errors alike
         raise invalid("BAD_CONFIG", str(err)) from None
 
 

@@ -22,7 +22,16 @@ from heights_rules.errors import (
     ReplayError,
 )
 from heights_rules.final import Outcome, outcome
-from heights_rules.options import EndTrigger, GameConfig, RuleOptions, StartSpacing
+from heights_rules.options import (
+    OPTION_SPECS,
+    EndTrigger,
+    GameConfig,
+    OptionSpec,
+    RuleOptionError,
+    RuleOptions,
+    StartSpacing,
+    validate_options,
+)
 from heights_rules.outcome import (
     MAYOR_SEAT,
     final_ranks,
@@ -41,6 +50,7 @@ __all__ = [
     "ENGINE_VERSION",
     "MAYOR_SEAT",
     "NUM_ACTIONS",
+    "OPTION_SPECS",
     "TERMINAL",
     "Action",
     "ActionError",
@@ -57,10 +67,12 @@ __all__ = [
     "IllegalActionError",
     "InvalidActionError",
     "Meeple",
+    "OptionSpec",
     "Outcome",
     "Phase",
     "Replay",
     "ReplayError",
+    "RuleOptionError",
     "RuleOptions",
     "Score",
     "StartSpacing",
@@ -73,5 +85,6 @@ __all__ = [
     "players_ranked",
     "score_ranks",
     "shared_first_points",
+    "validate_options",
     "verify",
 ]

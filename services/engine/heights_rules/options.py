@@ -6,6 +6,7 @@ reading of an ambiguous rule can be played and still be reproduced.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from enum import Enum, StrEnum
 from typing import Any
@@ -50,16 +51,7 @@ class RuleOptions:
     mayor_hard: bool = False  # solo difficulty: three rolls from round 10 on
 
     def __post_init__(self) -> None:
-        if not (
-            0 <= self.landing_hard_permille
-            and 0 <= self.landing_steady_permille
-            and self.landing_hard_permille + self.landing_steady_permille < 1000
-        ):
-            raise ValueError("landing probabilities must leave a chance of EXHAUSTED")
-        if not 1 <= self.round_cap <= 200:
-            raise ValueError("round_cap must be in 1..200")
-        if self.wild_supply_limit < 0 or self.mayor_step_b_cubes < 0 or self.mayor_step_a_cubes < 0:
-            raise ValueError("limits must not be negative")
+        _check_values(self)
 
     def to_dict(self) -> dict[str, Any]:
         # Every observation carries the options, so this runs at each decision: the
@@ -75,34 +67,156 @@ class RuleOptions:
         return dict(known)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RuleOptions:
-        """Options from a dict; unknown names are an error, missing ones take defaults."""
-        known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise ValueError(f"unknown rule options: {', '.join(unknown)}")
-        values: dict[str, Any] = {}
-        for name, value in data.items():
-            default = getattr(cls(), name)
-            if isinstance(default, Enum):
-                try:
-                    values[name] = type(default)(value)
-                except ValueError:
-                    choices = ", ".join(m.value for m in type(default))
-                    raise ValueError(f"option {name} must be one of {choices}") from None
-            elif isinstance(default, bool):
-                if not isinstance(value, bool):
-                    raise ValueError(f"option {name} must be a boolean")
-                values[name] = value
-            else:
-                if not isinstance(value, int) or isinstance(value, bool):
-                    raise ValueError(f"option {name} must be an integer")
-                values[name] = value
-        return cls(**values)
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleOptions:
+        """Options from their JSON form (`validate_options`)."""
+        return validate_options(data)
 
 
 _OPTION_NAMES = tuple(f.name for f in fields(RuleOptions))
 _OPTION_DICTS: dict[RuleOptions, dict[str, Any]] = {}
+
+
+class RuleOptionError(ValueError):
+    """A rule option that does not validate: `option` names it, `allowed` says what may be
+    given instead (option names for an unknown one, values otherwise)."""
+
+    def __init__(self, option: str, allowed: str, message: str) -> None:
+        super().__init__(message)
+        self.option = option
+        self.allowed = allowed
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One option's canonical name, JSON type, allowed values and default."""
+
+    name: str
+    kind: str  # "enum", "bool" or "int"
+    default: str | bool | int
+    choices: tuple[str, ...] = ()  # enum values
+    low: int = 0  # int range, inclusive
+    high: int = 0
+
+    @property
+    def allowed(self) -> str:
+        if self.kind == "enum":
+            return ", ".join(self.choices)
+        if self.kind == "bool":
+            return "true, false"
+        return f"integers {self.low}..{self.high}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "type": self.kind, "default": self.default}
+        if self.kind == "enum":
+            out["choices"] = list(self.choices)
+        elif self.kind == "int":
+            out["min"], out["max"] = self.low, self.high
+        return out
+
+
+# Ranges of the integer options. Every input has a bound; these are wide enough for any
+# variant worth playing (the components hold 30 Wild Tokens and 12 cubes per building).
+_INT_RANGES: dict[str, tuple[int, int]] = {
+    "landing_hard_permille": (0, 999),
+    "landing_steady_permille": (0, 999),
+    "round_cap": (1, 200),
+    "wild_supply_limit": (0, 99),
+    "mayor_step_b_cubes": (0, 99),
+    "mayor_step_a_cubes": (0, 99),
+    "mayor_vp_per_cube": (0, 10),
+}
+_ENUMS: dict[str, type[StrEnum]] = {"end_trigger": EndTrigger, "start_spacing": StartSpacing}
+
+
+def _spec(name: str, default: Any) -> OptionSpec:
+    if name in _ENUMS:
+        return OptionSpec(name, "enum", default.value, tuple(m.value for m in _ENUMS[name]))
+    if isinstance(default, bool):
+        return OptionSpec(name, "bool", default)
+    low, high = _INT_RANGES[name]
+    return OptionSpec(name, "int", default, low=low, high=high)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_value(spec: OptionSpec, value: object) -> None:
+    """Raise RuleOptionError unless `value` is a member (enum) or in range (the
+    constructor's types: an enum field takes its enum's members, never their strings,
+    since the engine compares members by identity)."""
+    if spec.kind == "enum":
+        enum = _ENUMS[spec.name]
+        if type(value) is not enum:
+            raise RuleOptionError(
+                spec.name,
+                spec.allowed,
+                f"option {spec.name} must be a member of {enum.__name__}, not {_short(value)}; "
+                f"allowed: {spec.allowed}",
+            )
+    elif spec.kind == "bool":
+        if not isinstance(value, bool):
+            raise RuleOptionError(
+                spec.name,
+                spec.allowed,
+                f"option {spec.name} must be a boolean, not {_short(value)}; allowed: true, false",
+            )
+    elif (
+        isinstance(value, bool) or not isinstance(value, int) or not spec.low <= value <= spec.high
+    ):
+        raise RuleOptionError(
+            spec.name,
+            spec.allowed,
+            f"option {spec.name} takes {spec.allowed}, not {_short(value)}",
+        )
+
+
+def _check_values(options: RuleOptions) -> None:
+    for spec in OPTION_SPECS:
+        _check_value(spec, getattr(options, spec.name))
+    hard, steady = options.landing_hard_permille, options.landing_steady_permille
+    if hard + steady >= 1000:
+        raise RuleOptionError(
+            "landing_steady_permille",
+            f"integers 0..{999 - hard} with landing_hard_permille {hard}",
+            f"options landing_hard_permille + landing_steady_permille must be below 1000 "
+            f"(the rest is the chance of EXHAUSTED), not {hard} + {steady}",
+        )
+
+
+def validate_options(data: object) -> RuleOptions:
+    """The one validation of rule options in their JSON form (library, engine service,
+    platform and command line all call it): names must be known, enums given by value,
+    booleans as booleans, integers in range; missing options take their defaults.
+    Raises `RuleOptionError` naming the first option that does not validate."""
+    if not isinstance(data, Mapping):
+        raise RuleOptionError(
+            "", "an object of NAME: VALUE", f"rule options must be an object, not {_short(data)}"
+        )
+    names = ", ".join(_OPTION_NAMES)
+    values: dict[str, Any] = {}
+    for name, value in data.items():
+        spec = _SPECS_BY_NAME.get(name) if isinstance(name, str) else None
+        if spec is None:
+            raise RuleOptionError(
+                str(name)[:40], names, f"unknown rule option {_short(name)}; allowed: {names}"
+            )
+        if spec.kind == "enum":
+            if not isinstance(value, str) or value not in spec.choices:
+                raise RuleOptionError(
+                    name,
+                    spec.allowed,
+                    f"option {name} must be one of {spec.allowed}, not {_short(value)}",
+                )
+            values[name] = _ENUMS[name](value)
+        else:
+            values[name] = value
+    return RuleOptions(**values)
+
+
+OPTION_SPECS: tuple[OptionSpec, ...] = tuple(_spec(f.name, f.default) for f in fields(RuleOptions))
+_SPECS_BY_NAME = {spec.name: spec for spec in OPTION_SPECS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +230,13 @@ class GameConfig:
     catalogue_sha256: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.options, RuleOptions):
+            raise RuleOptionError(
+                "",
+                "RuleOptions",
+                f"options must be RuleOptions (RuleOptions.from_dict reads JSON), "
+                f"not {type(self.options).__name__}",
+            )
         if self.solo and self.players != 1:
             raise ValueError("a solo game has exactly one player (against the Mayor)")
         if not self.solo and not 2 <= self.players <= 4:

@@ -26,7 +26,7 @@ from heights_rules.errors import (
     ReplayTooDeepError,
     ReplayTooLargeError,
 )
-from heights_rules.options import GameConfig
+from heights_rules.options import GameConfig, RuleOptionError
 from heights_rules.rng import SEED_BITS
 from heights_rules.serialize import state_hash
 from heights_rules.setup import new_game
@@ -82,8 +82,14 @@ class Replay:
         if data.get("action_space_version") != ACTION_SPACE_VERSION:
             raise ReplayError("the replay was recorded with another action space")
         try:
+            config = GameConfig.from_dict(_typed(data, "config", dict))
+        except RuleOptionError as err:
+            raise ReplayError(f"the replay's rule options do not validate: {err}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ReplayError(f"malformed replay record: {err}") from None
+        try:
             return cls(
-                config=GameConfig.from_dict(_typed(data, "config", dict)),
+                config=config,
                 seed=_seed(data.get("seed")),
                 seats=[str(n) for n in _typed(data, "seats", list)],
                 actions=[_action_id(a) for a in _typed(data, "actions", list)],

@@ -41,6 +41,7 @@ def _builtin_paths() -> list[str]:
 
 
 def start_seat(spec: SeatSpec, seed: int, policy: LaunchPolicy) -> sandbox.BotProcess:
+    """Start one seat's bot; `seed` is the bot's own (`seat_seed`), given to built-ins."""
     python, binds = sandbox.python_binds()
     binds = list(binds)
     if spec.bot.kind == "builtin":

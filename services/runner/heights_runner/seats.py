@@ -75,7 +75,9 @@ class Seat:
         # bot cache unwritable) are this machine's faults: they propagate, and the match
         # is played again or fails without blaming the bot.
         try:
-            self._process = start_seat(self.spec.seats[self.seat], self.spec.seed, self.policy)
+            # A bot gets its own seed, never the match seed (seat_seed is one-way).
+            bot_seed = seat_seed(self.spec.seed, self.seat)
+            self._process = start_seat(self.spec.seats[self.seat], bot_seed, self.policy)
             self._process.send(protocol.hello(self.spec, self.seat))
         except ValueError as err:
             # The bot's files failed validation (botfiles.BotFileError): the bot's fault.
