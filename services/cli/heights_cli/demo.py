@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from heights_cli.api_client import ApiCallError, ApiClient
+from heights_cli.progress import ProgressBar
 from heights_cli.stack import Stack, free_port
 
 ADMIN = ("demo-admin", "arena-demo-admin-7")
@@ -196,13 +197,6 @@ def _builtins(api: ApiClient, names: list[str]) -> list[dict[str, Any]]:
     return [by_name[n] for n in names]
 
 
-def _progress(done: int, total: int, label: str) -> None:
-    width = 32
-    filled = width * done // max(1, total)
-    bar = "█" * filled + "░" * (width - filled)
-    print(f"\r  {label} [{bar}] {done}/{total}", end="", file=sys.stderr, flush=True)
-
-
 def _tournament(admin: ApiClient, bots: list[dict[str, Any]]) -> dict[str, Any]:
     now = datetime.now(UTC)
     tournament = admin.post(
@@ -223,15 +217,15 @@ def _tournament(admin: ApiClient, bots: list[dict[str, Any]]) -> dict[str, Any]:
         f"· tournament #{tournament['id']}: round robin, 2 players, duplicate seeds, "
         f"{len(bots)} bots"
     )
-    while True:
-        detail: dict[str, Any] = admin.get(f"/api/v1/tournaments/{tournament['id']}/")
-        progress = detail["progress"]
-        done = progress["matches_finished"] + progress["matches_failed"]
-        _progress(done, progress["matches_total"], "tournament")
-        if detail["status"] == "finished":
-            print(file=sys.stderr)
-            return detail
-        time.sleep(0.5)
+    with ProgressBar("  tournament", 0, "matches") as bar:
+        while True:
+            detail: dict[str, Any] = admin.get(f"/api/v1/tournaments/{tournament['id']}/")
+            progress = detail["progress"]
+            done = progress["matches_finished"] + progress["matches_failed"]
+            bar.update(done, total=progress["matches_total"])
+            if detail["status"] == "finished":
+                return detail
+            time.sleep(0.5)
 
 
 def _ladder(admin: ApiClient, bots: list[dict[str, Any]]) -> str:
@@ -265,14 +259,14 @@ def _print_standings(api: ApiClient, tournament_id: int) -> None:
 
 def _print_ladder(api: ApiClient, slug: str, wanted: int) -> None:
     deadline = time.monotonic() + 240
-    played = 0
-    while time.monotonic() < deadline:
-        played = api.get(f"/api/v1/matches/?ladder={slug}&status=finished&page_size=100")["results"]
-        _progress(min(len(played), wanted), wanted, "ladder    ")
-        if len(played) >= wanted:
-            break
-        time.sleep(1)
-    print(file=sys.stderr)
+    with ProgressBar("  ladder    ", wanted, "matches") as bar:
+        while time.monotonic() < deadline:
+            query = f"/api/v1/matches/?ladder={slug}&status=finished&page_size=100"
+            played = len(api.get(query)["results"])
+            bar.update(min(played, wanted))
+            if played >= wanted:
+                break
+            time.sleep(1)
     rows = api.get(f"/api/v1/ladders/{slug}/leaderboard/")
     rows = rows.get("results", rows) if isinstance(rows, dict) else rows
     print(f"\nLadder {slug} (Elo and Plackett-Luce side by side)")
