@@ -136,7 +136,7 @@ def test_download(api: APIClient, finished: dict[str, Any]) -> None:
     assert response.content == bytes(replay.data)
     assert hashlib.sha256(response.content).hexdigest() == replay.sha256
     assert response["ETag"] == f'"{replay.sha256}"'
-    assert f"{replay.match_id}.rhr" in response["Content-Disposition"]
+    assert f"{replay.match_id}.replay.gz" in response["Content-Disposition"]
     assert json.loads(gzip.decompress(response.content))["format"] == "rolling-heights-replay"
     cached = api.get(
         f"/api/v1/replays/{replay.pk}/download/", HTTP_IF_NONE_MATCH=f'"{replay.sha256}"'

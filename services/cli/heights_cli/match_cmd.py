@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_cli.progress import ProgressBar
+from heights_rules.replay import FILE_SUFFIX
 
 if TYPE_CHECKING:  # imported when a match runs: the CLI starts without the runner
     from heights_runner.contract import MatchResult
@@ -117,7 +118,7 @@ def run_match(args: argparse.Namespace) -> int:
         print(f"heights match: the match could not be played: {err!r}", file=sys.stderr)
         return EXIT_NOT_PLAYED
     code = EXIT_FORFEIT if any(seat.forfeit for seat in result.seats) else EXIT_PLAYED
-    path = args.replay or Path("var/replays") / f"match-{spec.match_id}.replay.gz"
+    path = args.replay or Path("var/replays") / f"match-{spec.match_id}{FILE_SUFFIX}"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(result.replay_bytes())
     logs = _write_logs(result, path)

@@ -19,7 +19,7 @@ from heights_bots import BOT_NAMES, make_bot, seat_seed
 from heights_bots.play import play_game
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_rules import DEFAULT_CATALOGUE, GameConfig, GameState, Score, outcome
-from heights_rules.replay import Replay
+from heights_rules.replay import FILE_SUFFIX, Replay
 
 
 def register(commands: Any) -> None:
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         report = play_one(config, args.seed + i, names)
         reports.append(report)
         if args.save_replays:
-            path = args.save_replays / f"game-{report.seed}.rhr"
+            path = args.save_replays / f"game-{report.seed}{FILE_SUFFIX}"
             path.write_bytes(report.replay.to_bytes())
         if args.json:
             print(json.dumps(report.to_dict()), flush=True)
