@@ -86,9 +86,18 @@ DATABASES: dict[str, Any] = {
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # The embedded default is shared by gunicorn workers and the Celery worker: wait for
-    # a writer's lock instead of failing with "database is locked".
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # The embedded default is shared by gunicorn workers and the Celery worker. WAL lets
+    # readers go on while one writes; the busy timeout (seconds) waits for a writer's
+    # lock instead of failing with "database is locked" (answered as a 503); and
+    # IMMEDIATE takes that lock when a transaction starts, since a read-then-write
+    # transaction that must upgrade its lock fails at once, whatever the timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
