@@ -54,6 +54,8 @@ MIDDLEWARE = [
     # file server and no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Before CommonMiddleware, whose APPEND_SLASH would turn a POST into a GET.
+    "heights_platform.common.middleware.WriteWithoutSlashMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -140,6 +142,8 @@ REST_FRAMEWORK: dict[str, Any] = {
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "heights_platform.common.errors.exception_handler",
+    # A 415 names the content types the view accepts.
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "heights_platform.common.negotiation.ContentNegotiation",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",

@@ -165,7 +165,13 @@ class ReplayStepApi(GenericAPIView[Replay]):
 
     @extend_schema_serializer(component_name="ReplayStepQuery")
     class FilterSerializer(serializers.Serializer[Any]):
-        viewer = serializers.RegexField(r"^(public|[0-3])$", default="public")
+        viewer = serializers.RegexField(
+            r"^(public|[0-3])$",
+            default="public",
+            error_messages={
+                "invalid": '"public" or a seat number 0-3, e.g. ?viewer=public or ?viewer=1'
+            },
+        )
 
     @extend_schema(
         parameters=[OpenApiParameter("viewer", str, description='"public" or a seat number (0-3).')]
