@@ -121,20 +121,26 @@ loadtest-platform: compiled ## Load-test the platform's read API with locust (10
 demo: setup compiled ## The main job: a tournament of bots through engine, runner and platform
 	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main demo
 
-up: setup compiled ## Start engine, runner and platform in the background (var/up/; `make down` stops)
-	@mkdir -p var/up
-	PYTHONPATH=$(COMPILED) nohup $(BIN)/python -m heights_cli.main up --var var/up \
-		> var/up/stack.log 2>&1 & echo $$! > var/up/stack.pid
-	@echo "starting: platform on http://127.0.0.1:8000/api/v1/ (log var/up/stack.log)"
+# `make up` twice starts one stack: the second says what is running and starts nothing,
+# not even a rebuild of the compiled engine the running one imports (a running stack
+# holds the lock, flock(1) tells). UP_VAR and UP_PORT move it (the tests use a scratch
+# folder and a free port).
+UP_VAR ?= var/up
+UP_PORT ?= 8000
+up: ## Start engine, runner and platform in the background (var/up/); returns once up
+	@if [ -e $(UP_VAR)/stack.lock ] && ! flock -n $(UP_VAR)/stack.lock true; then \
+		$(BIN)/python -m heights_cli.main up --var $(UP_VAR); \
+	else \
+		$(MAKE) --no-print-directory setup compiled; \
+		PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main up --detach \
+			--var $(UP_VAR) --port $(UP_PORT); \
+	fi
 
-# Waits (up to a minute) until the stack has stopped, so that `make up` right after it
-# does not meet the old services on their ports.
-down: ## Stop what `make up` started
-	@if [ ! -f var/up/stack.pid ]; then echo "nothing started by make up"; exit 0; fi; \
-	pid=$$(cat var/up/stack.pid); kill -TERM $$pid 2>/dev/null || true; \
-	for i in $$(seq 120); do kill -0 $$pid 2>/dev/null || break; sleep 0.5; done; \
-	if kill -0 $$pid 2>/dev/null; then echo "still stopping after a minute (pid $$pid)"; exit 1; fi; \
-	rm -f var/up/stack.pid; echo stopped
+# Waits (up to 90 s) until the stack has stopped, so that `make up` right after it does not
+# meet the old services on their ports; ends anything of it that outlived its parent.
+down: ## Stop everything `make up` started, and say what
+	@if [ ! -x $(BIN)/python ]; then echo "nothing is up (no $(VENV)/)"; exit 0; fi; \
+	$(BIN)/python -m heights_cli.main down --var $(UP_VAR)
 
 # The lock also pins pip, wheel and the build backend from [build-system], so setup
 # needs nothing that the lock does not name. uv keeps existing pins unless told otherwise.

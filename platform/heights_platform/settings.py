@@ -56,6 +56,8 @@ MIDDLEWARE = [
     # file server and no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Before CommonMiddleware, whose APPEND_SLASH would turn a POST into a GET.
+    "heights_platform.common.middleware.WriteWithoutSlashMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -90,9 +92,18 @@ DATABASES: dict[str, Any] = {
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # The embedded default is shared by gunicorn workers and the Celery worker: wait for
-    # a writer's lock instead of failing with "database is locked".
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # The embedded default is shared by gunicorn workers and the Celery worker. WAL lets
+    # readers go on while one writes; the busy timeout (seconds) waits for a writer's
+    # lock instead of failing with "database is locked" (answered as a 503); and
+    # IMMEDIATE takes that lock when a transaction starts, since a read-then-write
+    # transaction that must upgrade its lock fails at once, whatever the timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -138,6 +149,8 @@ REST_FRAMEWORK: dict[str, Any] = {
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "heights_platform.common.errors.exception_handler",
+    # A 415 names the content types the view accepts.
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "heights_platform.common.negotiation.ContentNegotiation",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",

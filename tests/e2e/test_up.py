@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from heights_cli.api_client import ApiClient
-from heights_cli.demo import OPEN_LADDER
 from heights_cli.stack import free_port
+from heights_cli.up import OPEN_LADDER
 
 TIMEOUT = 120.0  # seconds, for each wait on the stack
 

@@ -145,8 +145,10 @@ def _cli_report(case: Case, bot_args: list[str], tmp: Path) -> dict[str, Any]:
         timeout=300,
         check=False,
     )
-    assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
+    # `heights match` exits 1 when a bot forfeited (the report is printed all the same).
+    forfeited = any(seat["forfeit"] for seat in report["seats"])
+    assert done.returncode == (1 if forfeited else 0), done.stderr
     return report
 
 

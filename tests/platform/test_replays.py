@@ -136,7 +136,7 @@ def test_download(api: APIClient, finished: dict[str, Any]) -> None:
     assert response.content == bytes(replay.data)
     assert hashlib.sha256(response.content).hexdigest() == replay.sha256
     assert response["ETag"] == f'"{replay.sha256}"'
-    assert f"{replay.match_id}.rhr" in response["Content-Disposition"]
+    assert f"{replay.match_id}.replay.gz" in response["Content-Disposition"]
     assert json.loads(gzip.decompress(response.content))["format"] == "rolling-heights-replay"
     cached = api.get(
         f"/api/v1/replays/{replay.pk}/download/", HTTP_IF_NONE_MATCH=f'"{replay.sha256}"'
@@ -208,6 +208,15 @@ def test_step_errors(api: APIClient, finished: dict[str, Any]) -> None:
     bad_viewer = api.get(f"/api/v1/replays/{replay.pk}/steps/1/?viewer=9")
     assert bad_viewer.status_code == 400
     assert bad_viewer.json()["code"] == "invalid"
+    # What is expected, with an example to copy.
+    assert bad_viewer.json()["details"] == {
+        "fields": {"viewer": ['"public" or a seat number 0-3, e.g. ?viewer=public or ?viewer=1']}
+    }
+    no_such_seat = api.get(f"/api/v1/replays/{replay.pk}/steps/1/?viewer=3").json()
+    assert no_such_seat["code"] == "invalid"
+    expected = "viewer must be public or a seat 0..1 of this game, e.g. ?viewer=1"
+    assert no_such_seat["message"] == expected
+    assert no_such_seat["details"] == {"fields": {"viewer": ['"public" or a seat number 0-1']}}
     missing = api.get("/api/v1/replays/999999/steps/1/")
     assert missing.json()["code"] == "not_found"
 

@@ -102,7 +102,7 @@ def test_replays_re_simulate_identically_in_a_fresh_process(tmp_path: Path, hash
     expected: dict[str, list[object]] = {}
     for config, seed in zip(CONFIGS, (11, 12, 13, 14), strict=True):
         replay = record(config, seed)
-        path = tmp_path / f"{config.players}-{config.solo}-{seed}.rhr"
+        path = tmp_path / f"{config.players}-{config.solo}-{seed}.replay.gz"
         path.write_bytes(replay.to_bytes())
         expected[str(path)] = [replay.final_hash, True]
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from heights_sdk import Bot, Decision, ProtocolError, run
+from heights_sdk import Bot, Choice, Decision, ProtocolError, run
 from heights_sdk.starter import StarterBot
 
 
@@ -123,3 +123,31 @@ def test_a_patch_the_bot_cannot_apply_is_a_protocol_error(
 def test_a_patch_before_any_observation_is_a_protocol_error() -> None:
     with pytest.raises(ProtocolError, match="holds -1"):
         _play(Recorder(), [HELLO_WITH_PATCHES, _patched(0, 0, [])])
+
+
+class PicksTheEntry(Bot):
+    """Hands back the `LegalAction` itself (with and without a note), not its id."""
+
+    def choose(self, decision: Decision) -> Choice:
+        last = decision.legal[-1]
+        return (last, "the last one") if decision.step else last
+
+
+def test_a_legal_action_object_is_sent_as_its_id() -> None:
+    hello: dict[str, object] = {"type": "hello", "protocol": 1, "seat": 0, "players": 2}
+    out = _play(PicksTheEntry(name="entry"), [hello, _decide(0, [4, 9]), _decide(3, [7, 8])])
+    assert out[1:] == [
+        {"type": "action", "id": 9},
+        {"type": "action", "id": 8, "debug": "the last one"},
+    ]
+
+
+class AnswersNonsense(Bot):
+    def choose(self, decision: Decision) -> Choice:
+        return decision.observation  # type: ignore[return-value]  # the mistake under test
+
+
+def test_an_answer_that_is_no_action_names_what_is_expected() -> None:
+    hello: dict[str, object] = {"type": "hello", "protocol": 1, "seat": 0, "players": 2}
+    with pytest.raises(TypeError, match=r"expected a legal action id .* or a LegalAction"):
+        _play(AnswersNonsense(), [hello, _decide(0, [4])])

@@ -66,7 +66,7 @@ class UserRegisterApi(APIView):
             r"^[A-Za-z0-9_.-]+$",
             max_length=40,
             min_length=2,
-            error_messages={"invalid": "letters, digits, '_', '.' and '-' only"},
+            error_messages={"invalid": "letters, digits, '_', '.' and '-' only, e.g. ada.l_42"},
         )
         email = serializers.EmailField()
         password = serializers.CharField(max_length=128, write_only=True)

@@ -1,4 +1,6 @@
-"""`Authorization: Token <key>` against ApiToken: many named tokens per user, revocable."""
+"""`Authorization: Token <key>` (or `Bearer <key>`, as most HTTP clients send it) against
+ApiToken: many named tokens per user, revocable. Any other scheme is refused with a 401
+that names the accepted ones, rather than passed over as if no credentials were sent."""
 
 from __future__ import annotations
 
@@ -16,19 +18,35 @@ def token_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-class ApiTokenAuthentication(authentication.BaseAuthentication):
-    keyword = "Token"
+# The schemes a token may be sent with, the first the one the docs use.
+SCHEMES = ("Token", "Bearer")
+EXAMPLE = "Authorization: Token <key> (or Bearer <key>), the key from POST /api/v1/accounts/login/"
+
+
+class ApiTokenAuthentication(authentication.TokenAuthentication):
+    """DRF's token scheme on the ApiToken model: keys stored as SHA-256, never in clear."""
+
+    keyword = SCHEMES[0]
+    hint = f"send {EXAMPLE}"  # added to the 401 of a request with no credentials
 
     def authenticate(self, request: Request) -> tuple[Any, ApiToken] | None:
         header = authentication.get_authorization_header(request).split()
-        if not header or header[0].lower() != self.keyword.lower().encode():
+        if not header:
             return None
+        if header[0].lower() not in {s.lower().encode() for s in SCHEMES}:
+            scheme = header[0].decode(errors="replace")[:20]
+            raise exceptions.AuthenticationFailed(
+                f"the Authorization scheme {scheme!r} is not accepted; send {EXAMPLE}"
+            )
         if len(header) != 2:
-            raise exceptions.AuthenticationFailed("malformed Authorization header")
+            raise exceptions.AuthenticationFailed(f"malformed Authorization header; send {EXAMPLE}")
         try:
             key = header[1].decode()
         except UnicodeError:
             raise exceptions.AuthenticationFailed("malformed token") from None
+        return self.authenticate_credentials(key)
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
         token = (
             ApiToken.objects.select_related("user")
             .filter(key_sha256=token_digest(key), revoked_at__isnull=True)

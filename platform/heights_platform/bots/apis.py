@@ -97,7 +97,10 @@ class BotListApi(GenericAPIView[Bot]):
         name = serializers.RegexField(
             r"^[a-z0-9][a-z0-9_-]*$",
             max_length=40,
-            error_messages={"invalid": "lower-case letters, digits, '_' and '-' only"},
+            error_messages={
+                "invalid": "lower-case letters, digits, '_' and '-', starting with a letter "
+                "or digit, e.g. my-bot_2"
+            },
         )
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
 

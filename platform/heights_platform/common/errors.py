@@ -101,6 +101,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     wait = getattr(exc, "wait", None)  # set by DRF on Throttled; not in its stubs
     if isinstance(exc, exceptions.Throttled) and wait is not None:
         details["retry_after_seconds"] = int(wait)
+    accepted = getattr(exc, "accepted", None)  # set by common.negotiation on a 415
+    if accepted:
+        details["accepted"] = accepted
+    if isinstance(exc, exceptions.NotAuthenticated):  # how to send credentials, as said
+        request = context.get("request")  # by the authenticators that know (`hint`)
+        hints = [getattr(a, "hint", "") for a in getattr(request, "authenticators", ())]
+        message = "; ".join([message, *filter(None, hints)])
     response.data = {"code": code, "message": message, "details": details}
     return response
 

@@ -1,4 +1,5 @@
-"""Counts and times every request for /metrics, labelled by view rather than by path."""
+"""Request middleware: metrics for every request (labelled by view rather than by path),
+and writes to a path without its trailing slash delivered to their view."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponseBase
+from django.urls import is_valid_path
 
 from heights_platform.common.metrics import REQUEST_SECONDS, REQUESTS
 
@@ -43,3 +45,21 @@ class RequestMetricsMiddleware:
         REQUEST_SECONDS.labels(view).observe(time.perf_counter() - started)
         REQUESTS.labels(view, method_label(request), status_label(response.status_code)).inc()
         return response
+
+
+class WriteWithoutSlashMiddleware:
+    """A write (POST, PUT, PATCH, DELETE) to a path without its trailing slash reaches the
+    view of the path with it. Django's APPEND_SLASH would answer it with a 301 that
+    clients follow as a GET, dropping the body; GET and HEAD still redirect."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        path = request.path_info
+        if request.method not in ("GET", "HEAD") and not path.endswith("/"):
+            urlconf = getattr(request, "urlconf", None)
+            if not is_valid_path(path, urlconf) and is_valid_path(f"{path}/", urlconf):
+                request.path_info = f"{path}/"
+                request.path = f"{request.path}/"
+        return self.get_response(request)

@@ -32,6 +32,7 @@ from heights_platform.matches.apis import (
 from heights_platform.replays import selectors
 from heights_platform.replays.models import Replay
 from heights_rules.observation import PUBLIC
+from heights_rules.replay import FILE_SUFFIX
 
 
 @extend_schema_serializer(component_name="Replay")
@@ -136,7 +137,7 @@ class ReplayDownloadApi(GenericAPIView[Replay]):
     @extend_schema(
         responses={
             (200, "application/gzip"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="The gzip replay record (.rhr)."
+                OpenApiTypes.BINARY, description=f"The gzip replay record ({FILE_SUFFIX})."
             ),
             304: OpenApiResponse(description="Not modified (If-None-Match)."),
         }
@@ -148,7 +149,7 @@ class ReplayDownloadApi(GenericAPIView[Replay]):
             response = HttpResponse(status=304)
         else:
             response = HttpResponse(bytes(replay.data), content_type="application/gzip")
-            filename = f"{replay.match_id}.rhr"
+            filename = f"{replay.match_id}{FILE_SUFFIX}"
             response["Content-Disposition"] = content_disposition_header(True, filename)
         response["ETag"] = etag
         response["Cache-Control"] = "public, max-age=86400, immutable"
@@ -164,7 +165,13 @@ class ReplayStepApi(GenericAPIView[Replay]):
 
     @extend_schema_serializer(component_name="ReplayStepQuery")
     class FilterSerializer(serializers.Serializer[Any]):
-        viewer = serializers.RegexField(r"^(public|[0-3])$", default="public")
+        viewer = serializers.RegexField(
+            r"^(public|[0-3])$",
+            default="public",
+            error_messages={
+                "invalid": '"public" or a seat number 0-3, e.g. ?viewer=public or ?viewer=1'
+            },
+        )
 
     @extend_schema(
         parameters=[

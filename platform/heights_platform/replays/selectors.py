@@ -143,7 +143,12 @@ def replay_step(*, replay: Replay, step: int, viewer: int = PUBLIC) -> dict[str,
         steps = len(record.actions)
         raise ApiError("not_found", f"step {step} is outside 0..{steps}", {"steps": steps})
     if viewer != PUBLIC and not 0 <= viewer < record.config.players:
-        raise ApiError("invalid", f"viewer must be a seat 0..{record.config.players - 1} or public")
+        last = record.config.players - 1
+        raise ApiError(
+            "invalid",
+            f"viewer must be public or a seat 0..{last} of this game, e.g. ?viewer={last}",
+            {"fields": {"viewer": [f'"public" or a seat number 0-{last}']}},
+        )
     try:
         view = stepping.step_view(
             sha256=digest, record=record, step=step, checkpoints=_checkpoints(replay.pk)

@@ -5,7 +5,7 @@ The protocol itself (docs/bot-protocol.md) is language-neutral JSON lines; this 
 is one implementation of its bot side.
 """
 
-from heights_sdk.bot import Bot, Decision, LegalAction
+from heights_sdk.bot import Bot, Choice, Decision, LegalAction
 from heights_sdk.loop import PROTOCOL_VERSION, ProtocolError, run
 
-__all__ = ["PROTOCOL_VERSION", "Bot", "Decision", "LegalAction", "ProtocolError", "run"]
+__all__ = ["PROTOCOL_VERSION", "Bot", "Choice", "Decision", "LegalAction", "ProtocolError", "run"]

@@ -12,6 +12,11 @@ class LegalAction:
     text: str  # canonical text, e.g. "buy L1 #3" (docs/engine.md lists the grammar)
 
 
+# What `Bot.choose` returns: an action, or an action and a debug note; the action as its
+# id or as one of `Decision.legal`, whichever reads better in the bot.
+Choice = int | LegalAction | tuple[int | LegalAction, str]
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """One decision of this bot's seat, with the seat's observation of the game."""
@@ -51,8 +56,9 @@ class Bot:
     def on_start(self, hello: dict[str, Any]) -> None:
         """Called once with the hello message, before the first decision."""
 
-    def choose(self, decision: Decision) -> int | tuple[int, str]:
-        """A legal action id, or (id, a short debug note kept in the replay)."""
+    def choose(self, decision: Decision) -> Choice:
+        """A legal action (its id or the `LegalAction` itself), or (that, a short debug
+        note kept in the replay)."""
         raise NotImplementedError
 
     def on_end(self, result: dict[str, Any]) -> None:

@@ -35,6 +35,21 @@ def decision_from_message(msg: dict[str, Any], observation: dict[str, Any]) -> D
     )
 
 
+def action_id(action: Any) -> int:
+    """The id to send for what `choose` returned: an id, or a `LegalAction` (a bot that
+    picks from `decision.legal` may hand back the entry itself)."""
+    if isinstance(action, LegalAction):
+        return action.id
+    try:
+        return int(action)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"choose() returned {action!r} ({type(action).__name__}); expected a legal "
+            "action id (int) or a LegalAction from decision.legal, optionally with a note "
+            "as (action, note)"
+        ) from None
+
+
 def _send(out: IO[str], msg: dict[str, Any]) -> None:
     out.write(json.dumps(msg, separators=(",", ":")) + "\n")
     out.flush()
@@ -63,7 +78,7 @@ def run(bot: Bot, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -
             step = int(msg["step"])
             choice = bot.choose(decision_from_message(msg, observation))
             action, note = choice if isinstance(choice, tuple) else (choice, "")
-            reply: dict[str, Any] = {"type": "action", "id": int(action)}
+            reply: dict[str, Any] = {"type": "action", "id": action_id(action)}
             if note:
                 reply["debug"] = str(note)[:MAX_DEBUG]
             _send(out, reply)

@@ -1,10 +1,10 @@
-"""`heights demo` / `heights up`: the whole system on one machine.
+"""`heights demo`: the whole system on one machine, and a tournament through it.
 
 `demo` starts the engine service, a runner worker, the platform (gunicorn) and its
 worker, creates demo accounts, uploads two bots through the API (each qualifies in the
 sandbox), enters them with the built-in bots in a round-robin tournament and a ladder,
 shows progress, prints the standings, the ladder and where to watch the final game,
-then stops everything. `up` starts the same services and waits (Ctrl-C stops them).
+then stops everything. `heights up` (up.py) starts the same services and waits.
 
 Embedded defaults: SQLite, the file broker and the engine's in-memory store; with
 DATABASE_URL and REDIS_URL set, PostgreSQL and Redis are used instead.
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from heights_cli.api_client import ApiCallError, ApiClient
+from heights_cli.progress import ProgressBar
 from heights_cli.stack import Stack, free_port
 
 ADMIN = ("demo-admin", "arena-demo-admin-7")
@@ -49,13 +50,9 @@ def register(commands: Any) -> None:
     demo.add_argument("--ladder-matches", type=int, default=4, help="ladder games to wait for")
     demo.add_argument("--keep", action="store_true", help="keep running after the tournament")
     demo.set_defaults(run=run_demo)
-    up = commands.add_parser("up", help="start engine, runner and platform; Ctrl-C stops them")
-    up.add_argument("--var", type=Path, default=Path("var/up"), help="state folder")
-    up.add_argument("--port", type=int, default=8000, help="platform HTTP port")
-    up.set_defaults(run=run_up)
 
 
-def _stop_on_sigterm() -> None:
+def stop_on_sigterm() -> None:
     """SIGTERM (`make down`, a supervisor) stops the stack like Ctrl-C does."""
 
     def interrupt(signum: int, frame: object) -> None:
@@ -64,7 +61,7 @@ def _stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, interrupt)
 
 
-def _say(text: str) -> None:
+def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
@@ -76,11 +73,21 @@ def start_system(var: Path, port: int = 0) -> tuple[Stack, str]:
     if redis:
         env |= {"HEIGHTS_RUNNER_BROKER_URL": redis, "HEIGHTS_PLATFORM_BROKER_URL": redis}
     stack = Stack(var, env)
+    try:
+        return stack, _start(stack, var, port)
+    except BaseException:  # what did start must not outlive a failed (or interrupted) start
+        stack.stop()
+        raise
+
+
+def _start(stack: Stack, var: Path, port: int) -> str:
+    redis = os.environ.get("REDIS_URL", "")
+    env = dict(stack.env)
     cli = [sys.executable, "-m", "heights_cli.main"]
-    _say(
+    say(
         "· database: " + ("DATABASE_URL" if os.environ.get("DATABASE_URL") else "SQLite (embedded)")
     )
-    _say("· broker:   " + ("Redis (REDIS_URL)" if redis else f"file broker in {var / 'broker'}"))
+    say("· broker:   " + ("Redis (REDIS_URL)" if redis else f"file broker in {var / 'broker'}"))
     migrate = subprocess.run(
         [*cli, "platform", "migrate"],
         env=os.environ | env,
@@ -91,11 +98,11 @@ def start_system(var: Path, port: int = 0) -> tuple[Stack, str]:
     if migrate.returncode:
         raise RuntimeError(f"migrations failed:\n{migrate.stdout}{migrate.stderr}")
     engine = stack.engine(redis_url=redis, HEIGHTS_ENGINE_LOG_LEVEL="WARNING")
-    _say(f"· engine service on {engine.address} ({'Redis' if redis else 'in-memory'} game store)")
+    say(f"· engine service on {engine.address} ({'Redis' if redis else 'in-memory'} game store)")
     stack.runner(
         "runner", HEIGHTS_RUNNER_ENGINE_ADDRESS=engine.address, HEIGHTS_RUNNER_CONCURRENCY="2"
     )
-    _say("· runner worker ready (2 matches at a time, bots in the sandbox)")
+    say("· runner worker ready (2 matches at a time, bots in the sandbox)")
     stack.process("platform-worker", [*cli, "platform", "worker", "--beat"], ready_text=" ready.")
     port = port or free_port()
     stack.process(
@@ -105,8 +112,8 @@ def start_system(var: Path, port: int = 0) -> tuple[Stack, str]:
     )
     base = f"http://127.0.0.1:{port}"
     _wait_http(base + "/readyz")
-    _say(f"· platform API on {base}/api/v1/ (docs {base}/api/v1/docs/)")
-    return stack, base
+    say(f"· platform API on {base}/api/v1/ (docs {base}/api/v1/docs/)")
+    return base
 
 
 def _wait_http(url: str, timeout: float = 30) -> None:
@@ -123,7 +130,7 @@ def _wait_http(url: str, timeout: float = 30) -> None:
             time.sleep(0.2)
 
 
-def _manage(*args: str, env: dict[str, str]) -> None:
+def manage(*args: str, env: dict[str, str]) -> None:
     cli = [sys.executable, "-m", "heights_cli.main", "platform", "manage", *args]
     done = subprocess.run(cli, env=os.environ | env, capture_output=True, text=True, check=False)
     if done.returncode:
@@ -142,8 +149,8 @@ def _accounts(api: ApiClient, var: Path) -> dict[str, ApiClient]:
         "DJANGO_SUPERUSER_PASSWORD": ADMIN[1],
         "DJANGO_SUPERUSER_EMAIL": "admin@example.org",
     }
-    _manage("createsuperuser", "--noinput", env=env)
-    _manage("builtin_bots_ensure", env=env)
+    manage("createsuperuser", "--noinput", env=env)
+    manage("builtin_bots_ensure", env=env)
     clients = {"admin": _login(api, *ADMIN)}
     for name, password in USERS.items():
         api.post(
@@ -151,7 +158,7 @@ def _accounts(api: ApiClient, var: Path) -> dict[str, ApiClient]:
             {"username": name, "email": f"{name}@example.org", "password": password},
         )
         clients[name] = _login(api, name, password)
-    _say(f"· accounts: {', '.join(USERS)} (and {ADMIN[0]}, staff)")
+    say(f"· accounts: {', '.join(USERS)} (and {ADMIN[0]}, staff)")
     return clients
 
 
@@ -170,7 +177,7 @@ def _upload_bots(clients: dict[str, ApiClient]) -> list[dict[str, Any]]:
         api = clients[owner]
         bot = api.post("/api/v1/bots/", {"name": name, "description": f"{owner}'s demo bot"})
         version = api.upload(f"/api/v1/bots/{bot['id']}/versions/", filename, content)
-        _say(f"· {owner} uploaded {filename} as {owner}/{name} v{version['number']}: qualifying…")
+        say(f"· {owner} uploaded {filename} as {owner}/{name} v{version['number']}: qualifying…")
         bots.append(bot)
     for bot, (owner, name, _, _) in zip(bots, uploads, strict=True):
         _wait_active(clients[owner], bot["id"], f"{owner}/{name}")
@@ -182,7 +189,7 @@ def _wait_active(api: ApiClient, bot_id: int, label: str, timeout: float = 300) 
     while time.monotonic() < deadline:
         version = api.get(f"/api/v1/bots/{bot_id}/versions/")["results"][0]
         if version["status"] == "active":
-            _say(f"· {label} passed qualification against the random bot")
+            say(f"· {label} passed qualification against the random bot")
             return
         if version["status"] == "rejected":
             raise RuntimeError(f"{label} was rejected: {version.get('error')}")
@@ -194,13 +201,6 @@ def _builtins(api: ApiClient, names: list[str]) -> list[dict[str, Any]]:
     listed = api.get("/api/v1/bots/?owner=arena&page_size=50")["results"]
     by_name = {b["name"]: b for b in listed}
     return [by_name[n] for n in names]
-
-
-def _progress(done: int, total: int, label: str) -> None:
-    width = 32
-    filled = width * done // max(1, total)
-    bar = "█" * filled + "░" * (width - filled)
-    print(f"\r  {label} [{bar}] {done}/{total}", end="", file=sys.stderr, flush=True)
 
 
 def _tournament(admin: ApiClient, bots: list[dict[str, Any]]) -> dict[str, Any]:
@@ -219,19 +219,19 @@ def _tournament(admin: ApiClient, bots: list[dict[str, Any]]) -> dict[str, Any]:
     for bot in bots:
         admin.post(f"/api/v1/tournaments/{tournament['id']}/entries/", {"bot": bot["id"]})
     admin.post(f"/api/v1/tournaments/{tournament['id']}/start/")
-    _say(
+    say(
         f"· tournament #{tournament['id']}: round robin, 2 players, duplicate seeds, "
         f"{len(bots)} bots"
     )
-    while True:
-        detail: dict[str, Any] = admin.get(f"/api/v1/tournaments/{tournament['id']}/")
-        progress = detail["progress"]
-        done = progress["matches_finished"] + progress["matches_failed"]
-        _progress(done, progress["matches_total"], "tournament")
-        if detail["status"] == "finished":
-            print(file=sys.stderr)
-            return detail
-        time.sleep(0.5)
+    with ProgressBar("  tournament", 0, "matches") as bar:
+        while True:
+            detail: dict[str, Any] = admin.get(f"/api/v1/tournaments/{tournament['id']}/")
+            progress = detail["progress"]
+            done = progress["matches_finished"] + progress["matches_failed"]
+            bar.update(done, total=progress["matches_total"])
+            if detail["status"] == "finished":
+                return detail
+            time.sleep(0.5)
 
 
 def _ladder(admin: ApiClient, bots: list[dict[str, Any]]) -> str:
@@ -265,14 +265,14 @@ def _print_standings(api: ApiClient, tournament_id: int) -> None:
 
 def _print_ladder(api: ApiClient, slug: str, wanted: int) -> None:
     deadline = time.monotonic() + 240
-    played = 0
-    while time.monotonic() < deadline:
-        played = api.get(f"/api/v1/matches/?ladder={slug}&status=finished&page_size=100")["results"]
-        _progress(min(len(played), wanted), wanted, "ladder    ")
-        if len(played) >= wanted:
-            break
-        time.sleep(1)
-    print(file=sys.stderr)
+    with ProgressBar("  ladder    ", wanted, "matches") as bar:
+        while time.monotonic() < deadline:
+            query = f"/api/v1/matches/?ladder={slug}&status=finished&page_size=100"
+            played = len(api.get(query)["results"])
+            bar.update(min(played, wanted))
+            if played >= wanted:
+                break
+            time.sleep(1)
     rows = api.get(f"/api/v1/ladders/{slug}/leaderboard/")
     rows = rows.get("results", rows) if isinstance(rows, dict) else rows
     print(f"\nLadder {slug} (Elo and Plackett-Luce side by side)")
@@ -290,7 +290,7 @@ def run_demo(args: argparse.Namespace) -> int:
     if var.exists() and not os.environ.get("DATABASE_URL"):
         shutil.rmtree(var)  # a fresh demo each time (SQLite, broker and caches live here)
     stack: Stack | None = None
-    _stop_on_sigterm()
+    stop_on_sigterm()
     try:
         stack, base = start_system(var)
         api = ApiClient(base)
@@ -308,61 +308,19 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"\nWatch the final game: {base}/viewer/replays/{replay_id}/")
             print(f"  its replay record:  {base}/api/v1/replays/{replay_id}/")
         if args.keep:
-            _say("running; Ctrl-C stops everything")
+            say("running; Ctrl-C stops everything")
             signal.pause()
         return 0
     except KeyboardInterrupt:
-        _say("\ninterrupted: stopping")
+        say("\ninterrupted: stopping")
         return 130
     except (RuntimeError, ApiCallError) as err:
-        _say(f"\ndemo failed: {err}")
+        say(f"\ndemo failed: {err}")
         if stack is not None:
             for service in stack.services:
-                _say(f"--- {service.name} log (tail) ---\n{service.log()[-1500:]}")
+                say(f"--- {service.name} log (tail) ---\n{service.log()[-1500:]}")
         return 1
     finally:
         if stack is not None:
             stack.stop()
-            _say("· all services stopped")
-
-
-OPEN_LADDER = "open-2p"
-
-
-def _open_ladder(var: Path) -> None:
-    """A ladder anyone's bot can join, with built-in opponents: ladders are otherwise
-    created by staff, and a bot alone on a ladder never plays."""
-    env = {"HEIGHTS_VAR_DIR": str(var)}
-    _manage("builtin_bots_ensure", env=env)
-    entrants = ("arena/random", "arena/greedy")
-    _manage(
-        "ladder_ensure", OPEN_LADDER, "--name", "Open, 2 players", "--enter", *entrants, env=env
-    )
-    _say(
-        f"· ladder {OPEN_LADDER} is open, with {' and '.join(entrants)} on it: "
-        f'POST /api/v1/ladders/{OPEN_LADDER}/join/ {{"bot": <id>}} enters yours'
-    )
-
-
-def run_up(args: argparse.Namespace) -> int:
-    stack: Stack | None = None
-    _stop_on_sigterm()
-    try:
-        stack, _base = start_system(args.var, args.port)
-        try:
-            _open_ladder(args.var.resolve())
-        except RuntimeError as err:  # the stack is up; only the ladder is missing
-            _say(f"· no open ladder: {err}")
-        _say("up; Ctrl-C stops everything")
-        while all(s.alive() for s in stack.services):
-            time.sleep(1)
-        dead = [s for s in stack.services if not s.alive()]
-        for service in dead:
-            _say(f"{service.name} exited:\n{service.log()[-1500:]}")
-        return 1
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        if stack is not None:
-            stack.stop()
-            _say("· all services stopped")
+            say("· all services stopped")

@@ -18,6 +18,7 @@ from heights_cli import (
     runner_cmd,
     selfplay,
     stats,
+    up,
     verify_cmd,
 )
 from heights_cli.options_arg import check_rule_options
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         runner_cmd,
         platform_cmd,
         demo,
+        up,
     ):
         module.register(commands)
     return parser

@@ -10,14 +10,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from heights_cli.options_arg import add_rule_options, parse_rule_options
+from heights_cli.progress import ProgressBar
+from heights_rules.replay import FILE_SUFFIX
 
 if TYPE_CHECKING:  # imported when a match runs: the CLI starts without the runner
     from heights_runner.contract import MatchResult
 
 
+# `heights match` exit statuses, one place for --help, the code and the README.
+EXIT_PLAYED = 0
+EXIT_FORFEIT = 1
+EXIT_USAGE = 2
+EXIT_NOT_PLAYED = 3
+EXIT_STATUSES = f"""exit status:
+  {EXIT_PLAYED}  the match was played and no bot forfeited
+  {EXIT_FORFEIT}  the match was played and at least one bot forfeited (the result says why)
+  {EXIT_USAGE}  bad arguments, or a bot that cannot be loaded
+  {EXIT_NOT_PLAYED}  the match could not be played: an engine or runner fault, no bot's
+     (the error is printed on stderr)"""
+
+
 def register(commands: Any) -> None:
     match = commands.add_parser(
-        "match", help="play one match between bots (files, zips or built-ins) locally"
+        "match",
+        help="play one match between bots (files, zips or built-ins) locally",
+        description="Play one match between bots (files, zips or built-ins) locally.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     match.add_argument("bots", nargs="+", metavar="BOT", help="a .py file, a .zip, or a built-in")
     match.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
@@ -85,16 +104,21 @@ def run_match(args: argparse.Namespace) -> int:
     expected = 1 if args.solo else len(args.bots)
     if (args.solo and len(args.bots) != 1) or (not args.solo and not 2 <= len(args.bots) <= 4):
         print("a match needs 2 to 4 bots, or 1 with --solo", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         seats = tuple(seat_for(b) for b in args.bots)
     except ValueError as err:
         print(f"heights match: {err}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     base, _ = _base(args, expected, args.solo)
     spec = replace(base, seats=seats)
-    result = play_match(spec, engine_factory(args.engine), _policy(args))
-    path = args.replay or Path("var/replays") / f"match-{spec.match_id}.replay.gz"
+    try:
+        result = play_match(spec, engine_factory(args.engine), _policy(args))
+    except Exception as err:  # a bot's faults are forfeits in the result; this is ours
+        print(f"heights match: the match could not be played: {err!r}", file=sys.stderr)
+        return EXIT_NOT_PLAYED
+    code = EXIT_FORFEIT if any(seat.forfeit for seat in result.seats) else EXIT_PLAYED
+    path = args.replay or Path("var/replays") / f"match-{spec.match_id}{FILE_SUFFIX}"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(result.replay_bytes())
     logs = _write_logs(result, path)
@@ -105,7 +129,7 @@ def run_match(args: argparse.Namespace) -> int:
             "points": _points(result),
         }
         print(json.dumps(result_summary(result) | extra, indent=2))
-        return 0
+        return code
     print(
         f"match {spec.match_id}  seed {result.seed}  {result.termination}, {result.rounds} rounds"
     )
@@ -128,7 +152,7 @@ def run_match(args: argparse.Namespace) -> int:
     print(f"replay: {path}  (heights verify {path})")
     for number, log_path in logs.items():
         print(f"seat {number} log (its stderr): {log_path}")
-    return 0
+    return code
 
 
 def _points(result: MatchResult) -> list[float]:
@@ -179,17 +203,17 @@ def run_tournament(args: argparse.Namespace) -> int:
         print(f"heights tournament: {err}", file=sys.stderr)
         return 2
     table = [Standing(label) for label in _labels(args.bots)]
-    done = [0]
+    with ProgressBar("tournament", len(specs), "matches") as bar:
+        done = [0]
 
-    def on_result(result: Any, lineup: list[int]) -> None:
-        points = shared_first_points([s.rank for s in result.seats])  # never solo: all ranks
-        for seat, bot, got in zip(result.seats, lineup, points, strict=True):
-            table[bot].add(seat.rank, got, seat.score, seat)
-        done[0] += 1
-        _progress(done[0], len(specs), result.seconds)
+        def on_result(result: Any, lineup: list[int]) -> None:
+            points = shared_first_points([s.rank for s in result.seats])  # never solo
+            for seat, bot, got in zip(result.seats, lineup, points, strict=True):
+                table[bot].add(seat.rank, got, seat.score, seat)
+            done[0] += 1
+            bar.update(done[0], f"last {result.seconds:.1f} s")
 
-    play_series(specs, _policy(args), args.engine, args.jobs, on_result)
-    print(file=sys.stderr)
+        play_series(specs, _policy(args), args.engine, args.jobs, on_result)
     order = sorted(
         range(len(table)),
         key=lambda i: (-table[i].points, table[i].rank_sum / max(1, table[i].games)),
@@ -222,15 +246,3 @@ def _row(s: Any) -> dict[str, Any]:
 
     row: dict[str, Any] = asdict(s)
     return row
-
-
-def _progress(done: int, total: int, seconds: float) -> None:
-    width = 30
-    filled = width * done // total
-    bar = "#" * filled + "-" * (width - filled)
-    print(
-        f"\r[{bar}] {done}/{total} matches  (last {seconds:.1f} s)",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )

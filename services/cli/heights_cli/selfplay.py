@@ -26,7 +26,7 @@ from heights_rules import (
     outcome,
     shared_first_points,
 )
-from heights_rules.replay import Replay
+from heights_rules.replay import FILE_SUFFIX, Replay
 
 
 def register(commands: Any) -> None:
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         report = play_one(config, args.seed + i, names)
         reports.append(report)
         if args.save_replays:
-            path = args.save_replays / f"game-{report.seed}.rhr"
+            path = args.save_replays / f"game-{report.seed}{FILE_SUFFIX}"
             path.write_bytes(report.replay.to_bytes())
         if args.json:
             print(json.dumps(report.to_dict()), flush=True)

@@ -138,3 +138,31 @@ def _grpc_serving(address: str) -> bool:
         except grpc.RpcError:
             return False
     return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+
+def processes_with_env(name: str, value: str) -> list[int]:
+    """This user's processes whose environment holds `name=value` (Linux /proc): how
+    `heights down` and the tests find whatever a stack started, its services' children
+    included, even once the process that started them is gone."""
+    wanted = f"{name}={value}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or another user's
+            continue
+        if wanted in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def running(pid: int) -> bool:
+    """The process exists and has not ended (a zombie, ended but not yet reaped by its
+    parent, has)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -35,6 +35,9 @@ from heights_rules.state import GameState
 FORMAT = "rolling-heights-replay"
 FORMAT_VERSION = 1
 CHECKPOINT_EVERY = 64
+# A replay file's name ends so, wherever one is written (the CLI, the platform's
+# download); files named `.rhr` by earlier versions hold the same bytes and still read.
+FILE_SUFFIX = ".replay.gz"
 ENGINE_VERSION = "0.1.0"
 # Bounds on reading a record (a 4-player game with a 200-character note at every step is
 # ~5 KiB of gzip and ~230 KiB of JSON): compressed as given, and decompressed.

@@ -472,7 +472,7 @@ class GetReplayResponse(_message.Message):
     REPLAY_SHA256_FIELD_NUMBER: _builtins.int
     STEPS_FIELD_NUMBER: _builtins.int
     replay: _builtins.bytes
-    """The replay record: gzip of its canonical JSON (an .rhr file)."""
+    """The replay record: gzip of its canonical JSON (a .replay.gz file)."""
     replay_sha256: _builtins.str
     """The record's identity: SHA-256 (hex) of its canonical JSON."""
     steps: _builtins.int
