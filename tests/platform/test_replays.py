@@ -121,6 +121,7 @@ def test_detail(api: APIClient, finished: dict[str, Any]) -> None:
     assert body["size"] == len(bytes(replay.data))
     assert body["steps"] == len(ReplayRecord.from_bytes(bytes(replay.data)).actions)
     assert body["match_detail"]["seed"] == body["seed"] == match.seed
+    assert body["seed_text"] == str(match.seed)  # exact where JSON numbers are doubles
     assert body["seed_commitment"] == match.seed_commitment
     assert body["match_detail"]["seed_commitment"] == match.seed_commitment
     assert [s["rank"] for s in body["seats"]] == [1, 2]
