@@ -19,6 +19,7 @@ from heights_cli import (
     selfplay,
     stats,
     verify_cmd,
+    view_cmd,
 )
 
 
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         selfplay,
         match_cmd,
         verify_cmd,
+        view_cmd,
         catalogue_cmd,
         stats,
         bench,
