@@ -210,6 +210,33 @@ def test_served_page_renders(played: dict[str, Any], served: str) -> None:
     assert problems == []
 
 
+def test_match_view_serves_the_match_it_played(tmp_path: Path) -> None:
+    path = tmp_path / "duel.replay.gz"
+    argv = ["match", "random", "greedy", "--view", "--option", "round_cap=1", "--replay"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "heights_cli.main", *argv, str(path)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        lines = [process.stdout.readline()]
+        while lines[-1] and not lines[-1].startswith("viewing "):
+            lines.append(process.stdout.readline())
+        assert lines[-1].startswith(f"viewing {path} at http://127.0.0.1:"), lines
+        url = lines[-1].split(" at ", 1)[1].split()[0]
+        status, meta = _get(f"{url}replay/")
+        assert status == 200
+        assert [s["name"] for s in meta["seats"]] == ["random", "greedy"]
+        assert meta["steps"] == len(Replay.from_bytes(path.read_bytes()).actions)
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+        process.stdout.close()
+
+
 def test_a_file_that_is_not_a_replay_is_refused(tmp_path: Path) -> None:
     junk = tmp_path / "junk.replay.gz"
     junk.write_bytes(b'{"format": "something else"}')

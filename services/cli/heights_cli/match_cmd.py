@@ -26,6 +26,9 @@ def register(commands: Any) -> None:
     match.add_argument(
         "--replay", type=Path, default=None, help="where to write the replay (default var/replays/)"
     )
+    match.add_argument(
+        "--view", action="store_true", help="then show the replay in the viewer (Ctrl-C stops)"
+    )
     _common(match)
     match.set_defaults(run=run_match)
 
@@ -101,7 +104,7 @@ def run_match(args: argparse.Namespace) -> int:
     if args.json:
         extra = {"replay_path": str(path), "log_paths": {s: str(p) for s, p in logs.items()}}
         print(json.dumps(result_summary(result) | extra, indent=2))
-        return 0
+        return _view(args, path)
     print(
         f"match {spec.match_id}  seed {result.seed}  {result.termination}, {result.rounds} rounds"
     )
@@ -124,7 +127,16 @@ def run_match(args: argparse.Namespace) -> int:
     print(f"replay: {path}  (heights verify {path})")
     for number, log_path in logs.items():
         print(f"seat {number} log (its stderr): {log_path}")
-    return 0
+    return _view(args, path)
+
+
+def _view(args: argparse.Namespace, replay_path: Path) -> int:
+    """With --view, the replay served to the browser until Ctrl-C (`heights view`)."""
+    if not args.view:
+        return 0
+    from heights_cli.view_cmd import show
+
+    return show(replay_path, html=None, port=0, open_browser=False)
 
 
 def _mayor_row(result: MatchResult) -> list[tuple[int, str]]:
