@@ -7,7 +7,7 @@ the markup and assets are the platform page's (`viewer.assets`). Two pages:
   (`REPLAY_PATH`, `REPLAY_PATH` + `steps/{n}/`, `ASSET_PATH` + name);
 - `standalone_page`: one file, openable from disk with no server: the CSS and JS inlined,
   and every step's document in a gzip+base64 block the viewer inflates in the browser
-  (a 1,300-step game's documents are ~10 MB of JSON, ~0.3 MB compressed).
+  (a 4-player game of 1,414 steps: 14.8 MB of JSON, 0.2 MB compressed, a 0.3 MB page).
 """
 
 from __future__ import annotations
