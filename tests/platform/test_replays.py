@@ -20,6 +20,7 @@ from heights_platform.ladders.services import ladder_create
 from heights_platform.matches.models import Match, MatchSeat
 from heights_platform.matches.services import match_create, match_result_record
 from heights_platform.replays import stepping
+from heights_platform.replays.documents import step_documents
 from heights_platform.replays.models import Replay
 from heights_rules.actions import NUM_ACTIONS
 from heights_rules.observation import PUBLIC
@@ -121,6 +122,7 @@ def test_detail(api: APIClient, finished: dict[str, Any]) -> None:
     assert body["size"] == len(bytes(replay.data))
     assert body["steps"] == len(ReplayRecord.from_bytes(bytes(replay.data)).actions)
     assert body["match_detail"]["seed"] == body["seed"] == match.seed
+    assert body["seed_text"] == str(match.seed)  # exact where JSON numbers are doubles
     assert body["seed_commitment"] == match.seed_commitment
     assert body["match_detail"]["seed_commitment"] == match.seed_commitment
     assert [s["rank"] for s in body["seats"]] == [1, 2]
@@ -198,6 +200,17 @@ def test_public_view_hides_the_seats_targets(api: APIClient, finished: dict[str,
     assert "targets" not in players[0]
     state = simulate(ReplayRecord.from_bytes(bytes(replay.data)), upto=20)
     assert seat["observation"] == json.loads(json.dumps(_public(state.observation(1))))
+
+
+def test_steps_are_the_local_viewers_documents(api: APIClient, finished: dict[str, Any]) -> None:
+    """`heights view --html` inlines documents simulated in one pass; the API's, from
+    anchors and checkpoints, must be the same ones."""
+    replay: Replay = finished["ladder_replay"]
+    documents = list(step_documents(ReplayRecord.from_bytes(bytes(replay.data))))
+    assert len(documents) == replay.steps + 1
+    for step in (0, 1, 65, replay.steps - 1, replay.steps):
+        body = api.get(f"/api/v1/replays/{replay.pk}/steps/{step}/").json()
+        assert body == json.loads(json.dumps(documents[step]))
 
 
 def test_step_errors(api: APIClient, finished: dict[str, Any]) -> None:

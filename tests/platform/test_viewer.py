@@ -118,6 +118,7 @@ def test_ladder_pages_have_their_mount_points(
     ("name", "content_type"),
     [
         ("viewer.js", "text/javascript"),
+        ("board.js", "text/javascript"),
         ("ratings.js", "text/javascript"),
         ("viewer.css", "text/css"),
     ],
@@ -138,6 +139,7 @@ def test_other_asset_names_are_not_found(browser_client: Client, name: str) -> N
 
 
 def test_viewer_js_stays_small() -> None:
-    from heights_platform.viewer.views import ASSETS_DIR
+    from heights_platform.viewer.assets import ASSETS_DIR
 
-    assert len((ASSETS_DIR / "viewer.js").read_text().splitlines()) < 500
+    for name in ("viewer.js", "board.js"):
+        assert len((ASSETS_DIR / name).read_text().splitlines()) < 500, name

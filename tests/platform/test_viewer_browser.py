@@ -1,7 +1,7 @@
 """The viewer in a real browser: headless Chromium against a live server and a real replay.
 
-Writes out/viewer-screenshot.png (and out/viewer-ladder-screenshot.png), the artifacts
-to look at when the page changes.
+Writes out/viewer-screenshot.png (and out/viewer-ladder-screenshot.png,
+out/viewer-forfeit-screenshot.png), the artifacts to look at when the page changes.
 """
 
 from __future__ import annotations
@@ -17,8 +17,12 @@ from tests.platform.browser import OUT_DIR, chromium, needs_chromium, watched
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.ladders.services import ladder_create, ladder_join
 from heights_platform.matches.services import match_create, match_result_record
+from heights_platform.replays.documents import step_documents
 from heights_platform.replays.models import Replay
+from heights_rules.replay import Replay as ReplayRecord
 from heights_runner.contract import MatchResult
+
+BIG_SEED = 2**53 + 1  # a JavaScript number rounds it to 2**53
 
 pytestmark = needs_chromium
 
@@ -51,6 +55,22 @@ def played(
     )
     match_result_record(result=play_result(match, ranks=[1, 2]))
     return {"replay": Replay.objects.get(match=match), "bots": bots}
+
+
+@pytest.fixture
+def forfeited(
+    transactional_db: None,
+    sent_tasks: list[dict[str, Any]],
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+) -> Replay:
+    """A challenge on a seed above 2**53 where seat 1 forfeited (illegal, at step 7)."""
+    bots = [make_active_bot(make_user("alice"), "alpha"), make_active_bot(make_user("bob"), "beta")]
+    versions = [b.active_version for b in bots if isinstance(b.active_version, BotVersion)]
+    match = match_create(kind="challenge", seats=versions, players=2, options={}, seed=BIG_SEED)
+    match_result_record(result=play_result(match, forfeit_seat=1))
+    return Replay.objects.get(match=match)
 
 
 def _step_shown(page: Page, step: int) -> None:
@@ -119,4 +139,48 @@ def test_ladder_charts(live_server: Any, played: dict[str, Any], browser: Browse
     assert page.locator("#elo-chart polyline.series").count() == 1
     assert page.locator("#history tr").count() == 2
     page.screenshot(path=str(OUT_DIR / "viewer-bot-screenshot.png"), full_page=True)
+    assert problems == []
+
+
+def test_replay_viewer_tells_the_truth(
+    live_server: Any, forfeited: Replay, browser: Browser
+) -> None:
+    """The forfeit's step and reason in the seat's header, the exact seed, the bots' notes,
+    the stand-in's moves as the stand-in's, arrow keys, and step links both ways."""
+    record = ReplayRecord.from_bytes(bytes(forfeited.data))
+    [forfeit] = record.forfeits
+    moves = [d["step"] for d in step_documents(record) if d["action"] and d["action"]["actor"] == 1]
+    own = max(s for s in moves if s < forfeit["step"])  # the bot's last move
+    stand_in = min(s for s in moves if s >= forfeit["step"])
+    page, problems = watched(browser)
+    page.goto(f"{live_server.url}/viewer/replays/{forfeited.pk}/#step={own}")
+    _step_shown(page, own)  # loading a step link shows that step
+    header = page.text_content('#players article[data-seat="1"] header') or ""
+    assert f"forfeited at step {forfeit['step']}: illegal" in header
+    assert "forfeited" not in (page.text_content('#players article[data-seat="0"]') or "")
+    seat = page.text_content('#seats li[data-seat="1"]') or ""
+    assert f"forfeited at step {forfeit['step']}: illegal (action 3 is not legal)" in seat
+    info = page.text_content("#match-info") or ""
+    assert f"seed {BIG_SEED}" in info
+    assert str(2**53) not in info
+    assert page.get_attribute("#action", "data-stand-in") == "false"
+    assert (page.text_content("#action") or "").startswith("bob/beta")
+    assert page.text_content("#debug") == f"note: {record.debug[own]}"
+
+    page.evaluate(f"location.hash = '#step={stand_in}'")  # a link followed in the page
+    _step_shown(page, stand_in)
+    assert page.get_attribute("#action", "data-stand-in") == "true"
+    assert (page.text_content("#action") or "").startswith("stand-in for bob/beta")
+    page.keyboard.press("ArrowRight")
+    _step_shown(page, stand_in + 1)
+    assert page.url.endswith(f"#step={stand_in + 1}")  # the URL follows the step
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    _step_shown(page, stand_in - 1)
+    assert page.url.endswith(f"#step={stand_in - 1}")
+    assert page.get_attribute("#step-label", "href") == f"#step={stand_in - 1}"
+    page.reload()
+    _step_shown(page, stand_in - 1)
+    OUT_DIR.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUT_DIR / "viewer-forfeit-screenshot.png"), full_page=True)
     assert problems == []

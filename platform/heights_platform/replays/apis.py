@@ -60,6 +60,11 @@ class _ReplayRowSerializer(ReplayOutputSerializer):
 @extend_schema_serializer(component_name="ReplayDetail")
 class ReplayDetailOutputSerializer(ReplayOutputSerializer):
     seed = serializers.IntegerField(source="match.seed")
+    seed_text = serializers.CharField(
+        source="match.seed",
+        help_text="The seed as a decimal string: exact in JavaScript, whose numbers round "
+        "integers above 2**53.",
+    )
     seed_commitment = serializers.CharField(source="match.seed_commitment")
     match_detail = MatchOutputSerializer(source="match")
 

@@ -20,9 +20,8 @@ from django.db.models import Prefetch, QuerySet
 from heights_platform.common.errors import ApiError
 from heights_platform.matches.models import Match
 from heights_platform.matches.selectors import IdFilter, SeatFilters, seats_prefetch
-from heights_platform.replays import stepping
+from heights_platform.replays import documents, stepping
 from heights_platform.replays.models import Replay, ReplayCheckpoint
-from heights_rules.actions import action_text
 from heights_rules.errors import ReplayError
 from heights_rules.observation import PUBLIC
 from heights_rules.replay import Replay as ReplayRecord
@@ -155,22 +154,7 @@ def replay_step(*, replay: Replay, step: int, viewer: int = PUBLIC) -> dict[str,
         )
     except ReplayError as err:
         raise ApiError("conflict", f"the replay cannot be simulated: {err}") from None
-    action = None
-    if view.action is not None:
-        action = {
-            "id": view.action,
-            "text": action_text(view.action),
-            "actor": stepping.actor_label(view.actor),
-            "debug": record.debug.get(step, ""),
-        }
-    return {
-        "step": step,
-        "steps": len(record.actions),
-        "viewer": "public" if viewer == PUBLIC else viewer,
-        "observation": stepping.observation_of(view.state, viewer),
-        "action": action,
-        "events": view.events,
-    }
+    return documents.step_document(record=record, view=view, viewer=viewer)
 
 
 @dataclass(slots=True)

@@ -8,18 +8,12 @@ directory, so gunicorn serves them with DEBUG off and no static-file server.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-ASSETS_DIR = Path(__file__).resolve().parent / "static" / "viewer"
-ASSET_TYPES = {
-    "viewer.js": "text/javascript; charset=utf-8",
-    "ratings.js": "text/javascript; charset=utf-8",
-    "viewer.css": "text/css; charset=utf-8",
-}
+from heights_platform.viewer.assets import asset_bytes
+
 ASSET_MAX_AGE = 300  # seconds: short, as the names carry no version
 
 
@@ -41,10 +35,10 @@ def ladder_bot_page(request: HttpRequest, slug: str, bot_id: int) -> HttpRespons
 @require_safe
 def viewer_asset(request: HttpRequest, name: str) -> HttpResponse:
     """One of the fixed set of assets; any other name is a 404, never a path lookup."""
-    content_type = ASSET_TYPES.get(name)
-    if content_type is None:
+    asset = asset_bytes(name)
+    if asset is None:
         raise Http404("no such asset")
-    response = HttpResponse((ASSETS_DIR / name).read_bytes(), content_type=content_type)
+    response = HttpResponse(asset[0], content_type=asset[1])
     response["Cache-Control"] = f"public, max-age={ASSET_MAX_AGE}"
     response["X-Content-Type-Options"] = "nosniff"
     return response

@@ -4,7 +4,9 @@
 worker, creates demo accounts, uploads two bots through the API (each qualifies in the
 sandbox), enters them with the built-in bots in a round-robin tournament and a ladder,
 shows progress, prints the standings, the ladder and where to watch the final game,
-then stops everything. `heights up` (up.py) starts the same services and waits.
+then keeps running until Ctrl-C (on a terminal, or with --keep) or writes the final game
+as a page that opens with no server and stops everything. `heights up` (up.py) starts
+the same services and waits.
 
 Embedded defaults: SQLite, the file broker and the engine's in-memory store; with
 DATABASE_URL and REDIS_URL set, PostgreSQL and Redis are used instead.
@@ -48,7 +50,14 @@ def register(commands: Any) -> None:
     demo.add_argument("--var", type=Path, default=Path("var/demo"), help="state folder")
     demo.add_argument("--bots", default="random,greedy", help="built-in bots to enter")
     demo.add_argument("--ladder-matches", type=int, default=4, help="ladder games to wait for")
-    demo.add_argument("--keep", action="store_true", help="keep running after the tournament")
+    demo.add_argument(
+        "--keep",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="keep the platform and the final game's viewer link up after the tournament, "
+        "until Ctrl-C (default: on a terminal; otherwise the final game is written as a "
+        "page that opens with no server)",
+    )
     demo.set_defaults(run=run_demo)
 
 
@@ -307,8 +316,11 @@ def run_demo(args: argparse.Namespace) -> int:
             replay_id = final[0]["id"]
             print(f"\nWatch the final game: {base}/viewer/replays/{replay_id}/")
             print(f"  its replay record:  {base}/api/v1/replays/{replay_id}/")
-        if args.keep:
-            say("running; Ctrl-C stops everything")
+        keep = sys.stdin.isatty() if args.keep is None else args.keep
+        if final and not keep:  # the link dies with the platform: leave a page that works
+            return final_game_page(base, final[0]["id"], var.resolve())
+        if keep:
+            say("running, so the links work; Ctrl-C stops everything")
             signal.pause()
         return 0
     except KeyboardInterrupt:
@@ -324,3 +336,17 @@ def run_demo(args: argparse.Namespace) -> int:
         if stack is not None:
             stack.stop()
             say("· all services stopped")
+
+
+def final_game_page(base: str, replay_id: int, var: Path) -> int:
+    """The final game's replay, downloaded, as one page that opens from disk (`heights view
+    --html`), since the platform stops with the demo."""
+    import urllib.request
+
+    from heights_cli.view_cmd import show
+
+    replay = var / f"replay-{replay_id}.replay.gz"
+    with urllib.request.urlopen(f"{base}/api/v1/replays/{replay_id}/download/", timeout=30) as r:
+        replay.write_bytes(r.read())
+    print("  (the platform stops now; the same game, viewable with no server:)")
+    return show(replay, html=var / f"replay-{replay_id}.html", port=0, open_browser=False)

@@ -20,6 +20,7 @@ from heights_cli import (
     stats,
     up,
     verify_cmd,
+    view_cmd,
 )
 from heights_cli.options_arg import check_rule_options
 
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         selfplay,
         match_cmd,
         verify_cmd,
+        view_cmd,
         catalogue_cmd,
         stats,
         bench,

@@ -45,6 +45,9 @@ def register(commands: Any) -> None:
     match.add_argument(
         "--replay", type=Path, default=None, help="where to write the replay (default var/replays/)"
     )
+    match.add_argument(
+        "--view", action="store_true", help="then show the replay in the viewer (Ctrl-C stops)"
+    )
     _common(match)
     match.set_defaults(run=run_match)
 
@@ -129,7 +132,7 @@ def run_match(args: argparse.Namespace) -> int:
             "points": _points(result),
         }
         print(json.dumps(result_summary(result) | extra, indent=2))
-        return code
+        return _view(args, path, code)
     print(
         f"match {spec.match_id}  seed {result.seed}  {result.termination}, {result.rounds} rounds"
     )
@@ -152,7 +155,7 @@ def run_match(args: argparse.Namespace) -> int:
     print(f"replay: {path}  (heights verify {path})")
     for number, log_path in logs.items():
         print(f"seat {number} log (its stderr): {log_path}")
-    return code
+    return _view(args, path, code)
 
 
 def _points(result: MatchResult) -> list[float]:
@@ -160,6 +163,17 @@ def _points(result: MatchResult) -> list[float]:
     from heights_rules.outcome import shared_first_points
 
     return [float(p) for p in shared_first_points(result.outcome["final_ranks"])]
+
+
+def _view(args: argparse.Namespace, replay_path: Path, code: int) -> int:
+    """With --view, the replay served to the browser until Ctrl-C (`heights view`); the
+    match's exit status either way."""
+    if not args.view:
+        return code
+    from heights_cli.view_cmd import show
+
+    shown = show(replay_path, html=None, port=0, open_browser=False)
+    return code if shown == 0 else shown
 
 
 def _mayor_row(result: MatchResult) -> list[tuple[int, str]]:
