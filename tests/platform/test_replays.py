@@ -221,10 +221,13 @@ def test_step_errors(api: APIClient, finished: dict[str, Any]) -> None:
     bad_viewer = api.get(f"/api/v1/replays/{replay.pk}/steps/1/?viewer=9")
     assert bad_viewer.status_code == 400
     assert bad_viewer.json()["code"] == "invalid"
-    # What is expected, with an example to copy.
+    # Refused at the door (the schema's enum): what is allowed, named.
     assert bad_viewer.json()["details"] == {
-        "fields": {"viewer": ['"public" or a seat number 0-3, e.g. ?viewer=public or ?viewer=1']}
+        "in": "query",
+        "field": "viewer",
+        "allowed": "one of 0, 1, 2, 3, public",
     }
+    assert "viewer" in bad_viewer.json()["message"]
     no_such_seat = api.get(f"/api/v1/replays/{replay.pk}/steps/1/?viewer=3").json()
     assert no_such_seat["code"] == "invalid"
     expected = "viewer must be public or a seat 0..1 of this game, e.g. ?viewer=1"
