@@ -106,3 +106,29 @@ def test_any_runner_fault_is_retried_then_named_in_the_failure(
     assert result.seats == ()
     # Stored like any result: a redelivered task re-sends this failure, it plays nothing.
     assert FolderLedger(tmp_path).get(SPEC.match_id) == result
+
+
+def test_a_game_past_its_decision_cap_is_a_runner_fault(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every seat's time is bounded, so a game that outlasts `max_decisions` is the
+    engine's or the runner's doing: played again, then failed, with no forfeit."""
+    from dataclasses import replace
+
+    from heights_runner.contract import TimeLimits
+    from heights_runner.engines import LocalEngine
+    from heights_runner.launch import LaunchPolicy
+    from heights_runner.match import MatchOverrunError, play_match
+
+    capped = replace(SPEC, match_id="overrun-1", limits=TimeLimits(max_decisions=20))
+    policy = LaunchPolicy((tmp_path / "bots").resolve())
+    with pytest.raises(MatchOverrunError, match="over 20 decisions"):
+        play_match(capped, LocalEngine, policy)
+
+    monkeypatch.setattr(tasks, "_ledger", lambda: FolderLedger(tmp_path / "ledger"))
+    monkeypatch.setattr(tasks, "_engine_factory", lambda: LocalEngine)
+    monkeypatch.setattr(tasks, "RETRY_FIRST_S", 0.0)
+    result = tasks.run_spec_retrying(capped, retries=1, within_s=60.0)
+    assert result.status == "failed"
+    assert "over 20 decisions" in result.error
+    assert result.seats == ()
