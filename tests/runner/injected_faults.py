@@ -70,7 +70,7 @@ def _worker_without_sandbox() -> int:
         raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
 
     # Patched before Celery forks its pool: every pool process inherits it.
-    start._popen = popen  # type: ignore[assignment]
+    start._popen = popen
     return main(["runner", "worker", "--loglevel", "INFO"])
 
 
