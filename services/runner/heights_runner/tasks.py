@@ -36,6 +36,11 @@ from heights_runner.settings import RunnerSettings
 
 log = logging.getLogger("heights.runner")
 
+# What sending a message raises when the broker cannot take it: Celery makes Redis's
+# connection errors OperationalError; the embedded file broker's writes raise OSError
+# (a full disk, a folder gone or unusable), which kombu passes on untranslated.
+BROKER_ERRORS = (OperationalError, OSError)
+
 
 @cache
 def _settings() -> RunnerSettings:
@@ -176,7 +181,7 @@ def play_match_task(spec_data: dict[str, Any]) -> dict[str, Any]:
             app.send_task(
                 TASK_MATCH_STARTED, args=[spec.match_id], queue=QUEUE_RESULTS, retry=False
             )
-        except OperationalError as err:  # what Celery makes of a broker connection error
+        except BROKER_ERRORS as err:
             log.warning("could not send the match-started hint: %s", err)
     settings = _settings()
     deadline_s = match_deadline_seconds(spec)
@@ -192,7 +197,7 @@ def play_match_task(spec_data: dict[str, Any]) -> dict[str, Any]:
     if spec.reply_to:
         try:
             app.send_task(spec.reply_to, args=[result.to_dict()], queue=QUEUE_RESULTS)
-        except OperationalError as err:  # after the publish retry policy (~2 minutes)
+        except BROKER_ERRORS as err:  # on Redis, after the publish retry policy (~2 minutes)
             # The result is in the ledger: when the platform's reaper sends the match
             # again past its deadline, this result is what goes back.
             log.error("could not send the result: %s", err, extra={"match_id": spec.match_id})
