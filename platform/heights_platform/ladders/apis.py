@@ -15,6 +15,7 @@ from rest_framework.response import Response
 
 from heights_platform.bots.selectors import access_bot_for_entry_by_id
 from heights_platform.common.converters import MAX_INDEX
+from heights_platform.common.fields import RuleOptionsField
 from heights_platform.common.page_cache import cached_response
 from heights_platform.ladders import selectors, services
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
@@ -100,9 +101,7 @@ class LadderListApi(GenericAPIView[Ladder]):
         slug = serializers.SlugField(max_length=40)
         name = serializers.CharField(max_length=80)
         players = serializers.IntegerField(min_value=2, max_value=4)
-        options = serializers.DictField(
-            required=False, default=dict, help_text="Rule options (`heights catalogue --options`)."
-        )
+        options = RuleOptionsField(required=False, default=dict)
         catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
         is_active = serializers.BooleanField(default=True)
         seed = serializers.IntegerField(

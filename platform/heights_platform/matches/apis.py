@@ -20,6 +20,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.common.errors import ApiError
+from heights_platform.common.fields import RuleOptionsField
 from heights_platform.matches import selectors, services
 from heights_platform.matches.models import Match, MatchSeat
 
@@ -208,9 +209,7 @@ class ChallengeCreateApi(GenericAPIView[Match]):
         opponents = serializers.ListField(
             child=serializers.IntegerField(), min_length=1, max_length=3, help_text="Bot ids."
         )
-        options = serializers.DictField(
-            required=False, default=dict, help_text="Rule options (`heights catalogue --options`)."
-        )
+        options = RuleOptionsField(required=False, default=dict)
         catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
         seed = serializers.IntegerField(
             required=False,

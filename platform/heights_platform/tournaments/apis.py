@@ -26,6 +26,7 @@ from rest_framework.views import APIView
 
 from heights_platform.common.converters import MAX_INDEX
 from heights_platform.common.errors import ApiError
+from heights_platform.common.fields import RuleOptionsField
 from heights_platform.matches.models import Match, MatchSeat
 from heights_platform.tournaments import selectors, services
 from heights_platform.tournaments.models import Tournament, TournamentEntry
@@ -122,11 +123,7 @@ class TournamentListApi(ListAPIView[Tournament]):
         players = serializers.IntegerField(min_value=2, max_value=4)
         registration_opens_at = serializers.DateTimeField()
         registration_closes_at = serializers.DateTimeField()
-        options = serializers.DictField(
-            child=serializers.JSONField(),
-            required=False,
-            help_text="Rule options (`heights catalogue --options`).",
-        )
+        options = RuleOptionsField(required=False)
         catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
         duplicate = serializers.BooleanField(default=False)
         swiss_rounds = serializers.IntegerField(required=False, allow_null=True, min_value=1)
