@@ -38,7 +38,7 @@ from heights_platform.competition.plackett_luce import DEFAULT_MU, DEFAULT_SIGMA
 from heights_platform.ladders import matchmaking
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
 from heights_platform.matches.models import Match, MatchSeat
-from heights_rules.outcome import shared_first_points
+from heights_rules import shared_first_points
 
 log = logging.getLogger(__name__)
 

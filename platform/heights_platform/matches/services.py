@@ -251,8 +251,7 @@ def options_check(*, options: dict[str, Any], catalogue: str) -> None:
     """400 `invalid` unless the rule options validate (`heights_rules.validate_options`,
     the engine's own check: details name the option and what it allows) and the
     catalogue is known. Every service that takes options calls it before writing."""
-    from heights_rules.catalogue import load_catalogue
-    from heights_rules.options import RuleOptionError, validate_options
+    from heights_rules import RuleOptionError, load_catalogue, validate_options
 
     try:
         validate_options(options)
@@ -324,8 +323,8 @@ def _replay_check(*, match: Match, result: MatchResult) -> _CheckedReplay:
     not hold. Writes nothing: it runs before the results lock is taken, as the
     simulation for the checkpoints is the costliest part of recording a result."""
     from heights_platform.replays.stepping import checkpoints_of
-    from heights_rules.errors import ReplayError
-    from heights_rules.replay import Replay as ReplayRecord
+    from heights_rules import Replay as ReplayRecord
+    from heights_rules import ReplayError
 
     blob = result.replay_bytes()  # checks replay_sha256
     try:
@@ -347,7 +346,7 @@ def _replay_check(*, match: Match, result: MatchResult) -> _CheckedReplay:
 
 
 def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
-    from heights_rules.outcome import players_ranked
+    from heights_rules import players_ranked
 
     seats = {s.seat: s for s in MatchSeat.objects.filter(match=match)}
     if sorted(seats) != sorted(r.seat for r in results):
