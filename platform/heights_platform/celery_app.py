@@ -29,7 +29,7 @@ from heights_runner.contract import (
     TASK_PLAY_MATCH,
     TASK_RECORD_RESULT,
     celery_broker_settings,
-    describe_broker,
+    describe,
     largest_match_deadline_seconds,
 )
 
@@ -48,7 +48,7 @@ TASK_SEAT_LOGS_PRUNE = "heights_platform.seat_logs_prune"
 
 
 def _broker_settings(url: str) -> dict[str, Any]:
-    log.info("celery broker: %s", describe_broker(url))
+    log.info("celery broker: %s", describe(url))
     settings = celery_broker_settings(url)
     if url.startswith(("redis://", "rediss://")):
         # kombu restores every unacknowledged message of a Redis broker older than the
