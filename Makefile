@@ -79,10 +79,11 @@ test: setup compiled ## Run the tests (pytest on 2 workers; PYTEST_ARGS=... to a
 		tests/rules/test_compiled.py tests/rules/test_golden.py tests/rules/test_determinism.py \
 		tests/bots
 
-lint: setup ## Check lint, formatting and types (ruff check, ruff format --check, mypy --strict)
+lint: setup ## Check lint, formatting, types and layers (ruff, mypy --strict, lint-imports)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(MAKE) --no-print-directory proto-check
 
 # The engine contract: buf lint, buf breaking against main (once main has protos/), and

@@ -28,6 +28,8 @@ from heights_runner.contract import (
     QUEUE_RESULTS,
     TASK_PLAY_MATCH,
     TASK_RECORD_RESULT,
+    celery_broker_settings,
+    describe,
     largest_match_deadline_seconds,
 )
 
@@ -46,11 +48,6 @@ TASK_SEAT_LOGS_PRUNE = "heights_platform.seat_logs_prune"
 
 
 def _broker_settings(url: str) -> dict[str, Any]:
-    try:
-        from heights_runner.broker import celery_broker_settings, describe
-    except ImportError:  # pragma: no cover - the runner package always ships it today
-        log.info("celery broker: %s", url or "memory:// (embedded, in-process)")
-        return {"broker_url": url or "memory://"}
     log.info("celery broker: %s", describe(url))
     settings = celery_broker_settings(url)
     if url.startswith(("redis://", "rediss://")):

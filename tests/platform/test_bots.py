@@ -16,10 +16,10 @@ from heights_platform.accounts.services import api_token_issue
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.bots.services import (
     ARENA_USERNAME,
-    DEFAULT_SIGMA,
     bot_version_qualification_finished,
     builtin_bots_ensure,
 )
+from heights_platform.competition.plackett_luce import DEFAULT_SIGMA
 from heights_platform.ladders.models import Ladder, LadderEntry
 from heights_platform.matches.models import Match
 

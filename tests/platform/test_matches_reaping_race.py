@@ -23,7 +23,7 @@ from django.utils import timezone
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.ladders.models import LadderEntry, RatingChange
 from heights_platform.ladders.services import ladder_create, ladder_join
-from heights_platform.matches import services
+from heights_platform.matches import recording
 from heights_platform.matches.models import Match, MatchSeat
 from heights_platform.matches.reaping import Reaped, match_deadline_s, matches_reap_overdue
 from heights_platform.matches.services import match_create, match_result_record
@@ -55,7 +55,7 @@ def _others_waiting_for_a_lock() -> bool:
 def _hold_until_the_other_waits(race: Race, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first side to take the results lock (after the row lock) keeps both until the
     other side is blocked on the row; the second side passes straight through."""
-    real = services._results_lock
+    real = recording._results_lock
 
     def results_lock() -> None:
         real()
@@ -68,7 +68,7 @@ def _hold_until_the_other_waits(race: Race, monkeypatch: pytest.MonkeyPatch) -> 
                 raise AssertionError(f"the other side never waited for the {race.first}'s lock")
             time.sleep(0.02)
 
-    monkeypatch.setattr(services, "_results_lock", results_lock)
+    monkeypatch.setattr(recording, "_results_lock", results_lock)
 
 
 def _side(race: Race, name: str, work: Callable[[], None]) -> threading.Thread:

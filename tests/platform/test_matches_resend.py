@@ -15,7 +15,7 @@ from kombu.exceptions import OperationalError
 
 from heights_platform.bots.models import BotVersion
 from heights_platform.celery_app import app
-from heights_platform.matches import services
+from heights_platform.matches import sending
 from heights_platform.matches.models import Match
 from heights_platform.matches.services import match_create, matches_resend_stalled
 from heights_platform.matches.tasks import resend_stalled_matches
@@ -110,14 +110,14 @@ def test_a_match_that_cannot_be_sent_does_not_hold_up_the_rest(
     fine = _create(builtin_versions, django_capture_on_commit_callbacks)
     _age(broken, created_at=timedelta(hours=9), sent_at=timedelta(hours=8))
     _age(fine, created_at=timedelta(hours=8), sent_at=timedelta(hours=7))
-    real_spec = services.match_spec
+    real_spec = sending.match_spec
 
     def match_spec(*, match: Match) -> MatchSpec:
         if match.pk == broken.pk:
             raise ValueError("a seat's bot file is gone")
         return real_spec(match=match)
 
-    monkeypatch.setattr(services, "match_spec", match_spec)
+    monkeypatch.setattr(sending, "match_spec", match_spec)
     sent_tasks.clear()
     assert [m.pk for m in matches_resend_stalled()] == [fine.pk]  # the older one is skipped
     assert [t["task_id"] for t in sent_tasks] == [str(fine.pk)]

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Model
 
 from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.bots.signals import version_activated, version_uploaded
 from heights_platform.common.errors import ApiError
-from heights_platform.ladders.models import LadderEntry
-from heights_platform.ladders.services import standings_changed
 from heights_runner.contract import BUILTIN_BOTS, MAX_BOT_BYTES, BundleError, bundle_check
-
-if TYPE_CHECKING:
-    from heights_platform.matches.models import Match
 
 log = logging.getLogger(__name__)
 
 ARENA_USERNAME = "arena"  # the system user owning the built-in bots; cannot log in
-DEFAULT_SIGMA = 25.0 / 3.0  # openskill's default uncertainty (LadderEntry.sigma's default)
 _BUILTIN_DESCRIPTIONS = {
     "random": "Plays a uniformly random legal action. The qualification opponent.",
     "greedy": "Plays the action with the best one-step evaluation.",
@@ -74,10 +69,10 @@ def bot_version_create(*, bot: Bot, filename: str, content: bytes) -> BotVersion
     """Check the file, store it as the next version and ask for its qualification game.
 
     A refused file creates nothing. The version and its qualification match are created
-    in one transaction; the match is enqueued once that commits (the matches app's job).
+    in one transaction (`version_uploaded`: the matches app creates the match, and
+    enqueues it once that commits).
     """
     kind = _bot_file_check(filename, content)
-    from heights_platform.matches.services import match_create_for_qualification
 
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=bot.pk).first()  # numbers in upload order
@@ -92,14 +87,12 @@ def bot_version_create(*, bot: Bot, filename: str, content: bytes) -> BotVersion
             content=content,
             status=BotVersion.Status.QUALIFYING,
         )
-        match = match_create_for_qualification(version=version)
-        BotVersion.objects.filter(pk=version.pk).update(qualification_match=match)
-        version.qualification_match = match
+        version_uploaded.send(sender=BotVersion, version=version)
     return version
 
 
 def bot_version_qualification_finished(
-    *, version: BotVersion, match: Match, passed: bool, error: str
+    *, version: BotVersion, match: Model, passed: bool, error: str
 ) -> None:
     """Apply a qualification result; a repeated or stale result changes nothing.
 
@@ -119,7 +112,7 @@ def bot_version_qualification_finished(
         if current.qualification_match_id not in (None, match.pk):
             log.warning("%s: ignoring result of stale qualification match %s", current, match.pk)
             return
-        current.qualification_match = match
+        current.qualification_match_id = match.pk
         if not passed:
             current.status = BotVersion.Status.REJECTED
             current.error = error or "the version failed its qualification game"
@@ -139,13 +132,9 @@ def _bot_version_activate(*, bot: Bot, version: BotVersion) -> None:
     version.status = BotVersion.Status.ACTIVE
     bot.active_version = version
     bot.save(update_fields=["active_version"])
-    # New code plays differently: keep the rating's mean, reset its uncertainty so the
-    # ladder re-learns it quickly. A direct update on the ladders app's table, on purpose:
-    # it is one column, the ladders app has no service for it, and we hold the bot's lock.
-    LadderEntry.objects.filter(bot=bot).update(sigma=DEFAULT_SIGMA)
-    # The bot's leaderboards show its new sigma and version number.
-    ladders = LadderEntry.objects.filter(bot=bot).values_list("ladder_id", flat=True)
-    standings_changed(ladder_ids=ladders)
+    # New code plays differently: the ladders app resets the bot's rating uncertainty
+    # (in this transaction, under the bot's lock).
+    version_activated.send(sender=Bot, bot=bot)
 
 
 def builtin_bots_ensure() -> dict[str, BotVersion]:

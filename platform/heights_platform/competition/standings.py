@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Generic, TypeVar
 
 from heights_platform.competition.elo import actual_score
-from heights_rules.outcome import shared_first_points
+from heights_rules import shared_first_points
 
 P = TypeVar("P", bound=Hashable)
 

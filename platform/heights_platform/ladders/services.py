@@ -38,7 +38,8 @@ from heights_platform.competition.plackett_luce import DEFAULT_MU, DEFAULT_SIGMA
 from heights_platform.ladders import matchmaking
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
 from heights_platform.matches.models import Match, MatchSeat
-from heights_rules.outcome import shared_first_points
+from heights_platform.matches.services import match_create, options_check
+from heights_rules import shared_first_points
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +64,6 @@ def ladder_create(
     is_active: bool = True,
     seed: int | None = None,
 ) -> Ladder:
-    from heights_platform.matches.services import options_check
-
     if seed is not None:
         raise _invalid("seed", "a ladder is rated: its match seeds are secret draws, never chosen")
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
@@ -420,8 +419,6 @@ def _in_flight_limit() -> int:
 
 def ladder_matchmake(*, ladder: Ladder, limit: int | None = None) -> list[Match]:
     """Create ladder matches up to the in-flight cap (see `ladders.matchmaking`)."""
-    from heights_platform.matches.services import match_create
-
     cap = _in_flight_limit() if limit is None else limit
     with transaction.atomic():
         # One matchmaker per ladder at a time: overlapping beat ticks must not double up.

@@ -31,8 +31,7 @@ from heights_platform.matches.apis import (
 )
 from heights_platform.replays import selectors
 from heights_platform.replays.models import Replay
-from heights_rules.observation import PUBLIC
-from heights_rules.replay import FILE_SUFFIX
+from heights_rules import FILE_SUFFIX, PUBLIC
 
 
 @extend_schema_serializer(component_name="Replay")

@@ -11,11 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from heights_platform.replays import stepping
-from heights_rules.actions import action_text
-from heights_rules.errors import ActionError, ReplayError
-from heights_rules.observation import PUBLIC
-from heights_rules.replay import Replay as ReplayRecord
-from heights_rules.setup import new_game
+from heights_rules import PUBLIC, ActionError, ReplayError, action_text, new_game
+from heights_rules import Replay as ReplayRecord
 
 
 def step_document(

@@ -22,9 +22,8 @@ from heights_platform.matches.models import Match
 from heights_platform.matches.selectors import IdFilter, SeatFilters, seats_prefetch
 from heights_platform.replays import documents, stepping
 from heights_platform.replays.models import Replay, ReplayCheckpoint
-from heights_rules.errors import ReplayError
-from heights_rules.observation import PUBLIC
-from heights_rules.replay import Replay as ReplayRecord
+from heights_rules import PUBLIC, ReplayError
+from heights_rules import Replay as ReplayRecord
 
 # What a list row shows (ReplayOutputSerializer without seats): a match row is wide.
 LIST_FIELDS = (
@@ -167,9 +166,7 @@ class VerifyReport:
 
 
 def replay_verify(*, replay: Replay) -> VerifyReport:
-    from heights_rules.final import outcome
-    from heights_rules.outcome import final_ranks
-    from heights_rules.replay import simulate, verify
+    from heights_rules import final_ranks, outcome, simulate, verify
 
     data = _data(replay)
     checks = {"sha256": hashlib.sha256(data).hexdigest() == replay.sha256}

@@ -14,8 +14,8 @@ from django.db.models import Exists, OuterRef
 
 from heights_platform.replays import stepping
 from heights_platform.replays.models import Replay, ReplayCheckpoint
-from heights_rules.errors import ReplayError
-from heights_rules.replay import Replay as ReplayRecord
+from heights_rules import Replay as ReplayRecord
+from heights_rules import ReplayError
 
 log = logging.getLogger(__name__)
 

@@ -31,11 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from heights_rules.errors import ActionError, ReplayError
-from heights_rules.observation import PUBLIC
-from heights_rules.replay import Replay as ReplayRecord
-from heights_rules.setup import new_game
-from heights_rules.state import CHANCE, GameState
+from heights_rules import CHANCE, PUBLIC, ActionError, GameState, ReplayError, new_game
+from heights_rules import Replay as ReplayRecord
 
 # Sized for random access over a few hundred replays of ~1,300 steps (a state is about
 # 15 kB: some 130 MB per process at most). A request that misses starts from the

@@ -19,8 +19,7 @@ from heights_platform.competition.standings import (
     compute_standings,
     game_points,
 )
-
-SEED_BITS = 63  # Match.seed is a signed BIGINT; the engine takes any seed below 2**64
+from heights_platform.matches.seeds import SEED_BITS  # the platform's seed width
 
 Table = tuple[int, ...]  # entry ids in seat order: seat 0 first
 StandingRow = Standing[int]

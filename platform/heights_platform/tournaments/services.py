@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import logging
 import math
-import secrets
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
@@ -46,7 +45,7 @@ from django.utils import timezone
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.common.errors import ApiError
 from heights_platform.matches.models import Match
-from heights_platform.matches.services import options_check
+from heights_platform.matches.services import match_create, options_check, seed_draw
 from heights_platform.tournaments import scheduling, selectors
 from heights_platform.tournaments.models import Tournament, TournamentBye, TournamentEntry
 
@@ -107,7 +106,7 @@ def tournament_create(
         duplicate=duplicate,
         swiss_rounds=swiss_rounds,
         rated=rated,
-        seed=seed if seed is not None else secrets.randbits(scheduling.SEED_BITS),
+        seed=seed if seed is not None else seed_draw(),
         seed_chosen=seed is not None,
         registration_opens_at=registration_opens_at,
         registration_closes_at=registration_closes_at,
@@ -232,8 +231,6 @@ def _schedule_start(*, tournament: Tournament, entries: list[TournamentEntry]) -
 
 def _table_seed(*, tournament: Tournament, round_number: int, table: int) -> int:
     """A secret draw, unless the (unrated) tournament chose its seed: then derived from it."""
-    from heights_platform.matches.services import seed_draw
-
     if not tournament.seed_chosen:
         return seed_draw()
     return scheduling.match_seed(
@@ -242,8 +239,6 @@ def _table_seed(*, tournament: Tournament, round_number: int, table: int) -> int
 
 
 def _round_create(*, tournament: Tournament, round_number: int, plan: scheduling.RoundPlan) -> None:
-    from heights_platform.matches.services import match_create
-
     versions = {
         e.pk: e.bot_version
         for e in TournamentEntry.objects.filter(tournament=tournament).select_related(

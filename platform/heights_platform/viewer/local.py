@@ -24,11 +24,8 @@ from typing import Any
 
 from heights_platform.replays import documents, stepping
 from heights_platform.viewer.assets import asset_bytes, replay_body
-from heights_rules.errors import ReplayError
-from heights_rules.final import outcome
-from heights_rules.outcome import final_ranks
-from heights_rules.replay import Replay as ReplayRecord
-from heights_rules.replay import simulate
+from heights_rules import Replay as ReplayRecord
+from heights_rules import ReplayError, final_ranks, outcome, simulate
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a replay is tens of kB; far beyond any real game
 REPLAY_PATH = "/replay/"

@@ -18,12 +18,15 @@ from heights_bots.tables import (
     STEADY,
     YELLOW,
 )
-from heights_rules.catalogue import EffectRef, ScoringRef
-from heights_rules.components import Meeple
-from heights_rules.effects import usable_buildings
-from heights_rules.market import prime_costs
-from heights_rules.scoring import evaluate
-from heights_rules.state import GameState
+from heights_rules import (
+    EffectRef,
+    GameState,
+    Meeple,
+    ScoringRef,
+    evaluate,
+    prime_costs,
+    usable_buildings,
+)
 
 
 def effect_value(s: GameState, p: int, tile: int, ref: EffectRef) -> float:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from heights_rules.actions import ACTIVATE_MODES, MAX_STACKS, OFFSETS, ActionKind
-from heights_rules.catalogue import MARKET_SIZE
+from heights_rules import ACTIVATE_MODES, MARKET_SIZE, MAX_STACKS, OFFSETS, ActionKind
 
 N_MODES = len(ACTIVATE_MODES)
 MODE_HARD, MODE_HARD_AS_STEADY, MODE_STEADY = 0, 1, 2

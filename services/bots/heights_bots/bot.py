@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from heights_rules.rng import SEED_BITS, KeyedRng
-from heights_rules.state import GameState
+from heights_rules import SEED_BITS, GameState, KeyedRng
 
 
 @runtime_checkable

@@ -17,9 +17,7 @@ from heights_bots.greedy_main import rank_buys
 from heights_bots.placement import adjacency_rules, space_score, tile_score, turn_context
 from heights_bots.reading import buildable, meeple_rate, needs
 from heights_bots.tables import tile_facts
-from heights_rules.frames import F, Purpose
-from heights_rules.market import place_costs
-from heights_rules.state import GameState
+from heights_rules import F, GameState, Purpose, place_costs
 
 TOP_BUYS = 3
 TOP_SPACES = 4

@@ -16,10 +16,7 @@ from __future__ import annotations
 
 from heights_bots.reading import production, tile_remaining, turns_left
 from heights_bots.tables import MAX_ACTIVE, NB, PURPLE, tile_facts
-from heights_rules.components import Score
-from heights_rules.final import outcome, target_values
-from heights_rules.scoring import evaluate
-from heights_rules.state import GameState
+from heights_rules import GameState, Score, evaluate, outcome, target_values
 
 FEATURES = (
     "score",

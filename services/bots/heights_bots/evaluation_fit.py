@@ -17,10 +17,7 @@ from heights_bots import action_ids as ids
 from heights_bots.evaluation import FEATURES, features
 from heights_bots.greedy import greedy_action
 from heights_bots.reading import turns_left
-from heights_rules.final import outcome
-from heights_rules.options import GameConfig
-from heights_rules.setup import new_game
-from heights_rules.state import CHANCE
+from heights_rules import CHANCE, GameConfig, new_game, outcome
 
 RIDGE = 1e-3  # keeps the solve stable when a feature hardly varies
 

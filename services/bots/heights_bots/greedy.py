@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from heights_bots.greedy_choices import DECIDE
-from heights_rules.state import GameState
+from heights_rules import GameState
 
 
 class GreedyBot:

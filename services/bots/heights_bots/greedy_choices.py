@@ -31,10 +31,15 @@ from heights_bots.tables import (
     USED_STEADY,
     tile_facts,
 )
-from heights_rules.final import target_values
-from heights_rules.frames import F, PickEffect, Purpose
-from heights_rules.market import place_costs, start_spaces
-from heights_rules.state import GameState
+from heights_rules import (
+    F,
+    GameState,
+    PickEffect,
+    Purpose,
+    place_costs,
+    start_spaces,
+    target_values,
+)
 
 # Landing odds of one re-rolled meeple (decision 4: HARD 0.1, STEADY 0.3).
 P_HARD, P_STEADY, P_EXHAUSTED = 0.1, 0.3, 0.6

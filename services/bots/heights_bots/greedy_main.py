@@ -44,10 +44,7 @@ from heights_bots.tables import (
     YELLOW,
     tile_facts,
 )
-from heights_rules.components import BuildingType
-from heights_rules.main_phase import upgrade_targets
-from heights_rules.market import market_cost, place_costs
-from heights_rules.state import GameState
+from heights_rules import BuildingType, GameState, market_cost, place_costs, upgrade_targets
 
 Choice = tuple[int, str]
 ROUTINE = (YELLOW, BLUE, CLEAR, NAVY, BROWN, MAGENTA)

@@ -7,8 +7,7 @@ from typing import NamedTuple
 
 from heights_bots.reading import effort, needs, production, turns_left, wild_value
 from heights_bots.tables import PAY_VP, TileFacts, tile_facts
-from heights_rules.components import BuildingType
-from heights_rules.state import GameState
+from heights_rules import BuildingType, GameState
 
 CUBE_COST_VP = 0.45  # VP a payment unit spent on a plan's cubes could have earned elsewhere
 ALL_TYPES = (1 << len(BuildingType)) - 1

@@ -8,11 +8,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from heights_bots.bot import Bot, make_bot, seat_seed
-from heights_rules.final import Outcome, outcome
-from heights_rules.options import GameConfig
-from heights_rules.replay import Recorder, Replay
-from heights_rules.setup import new_game
-from heights_rules.state import CHANCE, GameState, Termination
+from heights_rules import (
+    CHANCE,
+    GameConfig,
+    GameState,
+    Outcome,
+    Recorder,
+    Replay,
+    Termination,
+    new_game,
+    outcome,
+)
 
 
 def play_game(

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heights_bots.bot import BOT_NAMES, make_bot
-from heights_rules.catalogue import DEFAULT_CATALOGUE, load_catalogue
-from heights_rules.observation import from_infoset
+from heights_rules import DEFAULT_CATALOGUE, from_infoset, load_catalogue
 from heights_sdk import Bot, Decision, run
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from heights_rules.rng import KeyedRng
-from heights_rules.state import GameState
+from heights_rules import GameState, KeyedRng
 
 
 class RandomBot:

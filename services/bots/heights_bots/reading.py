@@ -18,7 +18,7 @@ from heights_bots.tables import (
     WILD_VP,
     tile_facts,
 )
-from heights_rules.state import GameState
+from heights_rules import GameState
 
 MISC = 4  # misc cubes are held at cubes[p][4 + colour]
 

@@ -25,9 +25,7 @@ from heights_bots import action_ids as ids
 from heights_bots.candidates import candidates
 from heights_bots.evaluation import evaluate_for
 from heights_bots.greedy import greedy_action
-from heights_rules.observation import determinize, from_infoset, infoset
-from heights_rules.rng import KeyedRng
-from heights_rules.state import CHANCE, GameState
+from heights_rules import CHANCE, GameState, KeyedRng, determinize, from_infoset, infoset
 
 MAX_ROLLOUT_STEPS = 20_000  # a safety bound; a turn takes a few dozen steps
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from heights_rules.catalogue import Catalogue, TileDef
-from heights_rules.components import N_BUCKETS, Bucket, Meeple
+from heights_rules import N_BUCKETS, Bucket, Catalogue, Meeple, TileDef
 
 NB = N_BUCKETS
 HARD, STEADY, EXHAUSTED = Bucket.HARD, Bucket.STEADY, Bucket.EXHAUSTED

@@ -12,8 +12,7 @@ import time
 from typing import Any
 
 from heights_cli.selfplay import play_one, summarize
-from heights_rules import GameConfig, load_catalogue, new_game
-from heights_rules.rng import KeyedRng
+from heights_rules import GameConfig, KeyedRng, load_catalogue, new_game
 
 
 def register(commands: Any) -> None:

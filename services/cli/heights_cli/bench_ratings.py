@@ -129,7 +129,7 @@ def _replays() -> list[tuple[int, bytes]]:
     """(seed, gzip record) of a few one-round four-player games, played for real."""
     from heights_bots.bot import make_bot
     from heights_bots.play import play_game
-    from heights_rules.options import GameConfig, RuleOptions
+    from heights_rules import GameConfig, RuleOptions
 
     config = GameConfig(players=PLAYERS, options=RuleOptions.from_dict({"round_cap": 1}))
     found = []

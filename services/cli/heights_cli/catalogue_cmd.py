@@ -6,8 +6,13 @@ import argparse
 import json
 from typing import Any
 
-from heights_rules import DEFAULT_CATALOGUE, OPTION_SPECS, describe_action_space, load_catalogue
-from heights_rules.errors import CatalogueError
+from heights_rules import (
+    DEFAULT_CATALOGUE,
+    OPTION_SPECS,
+    CatalogueError,
+    describe_action_space,
+    load_catalogue,
+)
 
 
 def register(commands: Any) -> None:

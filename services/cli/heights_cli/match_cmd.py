@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_cli.progress import ProgressBar
-from heights_rules.replay import FILE_SUFFIX
+from heights_rules import FILE_SUFFIX
 
 if TYPE_CHECKING:  # imported when a match runs: the CLI starts without the runner
     from heights_runner.contract import MatchResult
@@ -160,7 +160,7 @@ def run_match(args: argparse.Namespace) -> int:
 
 def _points(result: MatchResult) -> list[float]:
     """Every player's shared-first points (the Mayor's last, in solo), by final rank."""
-    from heights_rules.outcome import shared_first_points
+    from heights_rules import shared_first_points
 
     return [float(p) for p in shared_first_points(result.outcome["final_ranks"])]
 
@@ -203,7 +203,7 @@ def _write_logs(result: MatchResult, replay_path: Path) -> dict[int, Path]:
 
 
 def run_tournament(args: argparse.Namespace) -> int:
-    from heights_rules.outcome import shared_first_points
+    from heights_rules import shared_first_points
     from heights_runner.local import Standing, play_series, series_specs
 
     players = args.players or min(len(args.bots), 4)

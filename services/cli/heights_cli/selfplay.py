@@ -20,13 +20,14 @@ from heights_bots.play import play_game
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_rules import (
     DEFAULT_CATALOGUE,
+    FILE_SUFFIX,
     GameConfig,
     GameState,
+    Replay,
     Score,
     outcome,
     shared_first_points,
 )
-from heights_rules.replay import FILE_SUFFIX, Replay
 
 
 def register(commands: Any) -> None:

@@ -14,8 +14,7 @@ from typing import Any
 
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_cli.selfplay import GameReport, play_one
-from heights_rules import GameConfig, outcome, shared_first_points
-from heights_rules.scoring import evaluate
+from heights_rules import GameConfig, evaluate, outcome, shared_first_points
 
 
 def register(commands: Any) -> None:

@@ -6,8 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from heights_rules.errors import ReplayError
-from heights_rules.replay import Replay, verify
+from heights_rules import Replay, ReplayError, verify
 
 
 def register(commands: Any) -> None:

@@ -26,7 +26,7 @@ from heights_platform.viewer.local import (
     served_page,
     standalone_page,
 )
-from heights_rules.errors import ReplayError
+from heights_rules import ReplayError
 
 HOST = "127.0.0.1"  # the author's machine only: never another interface
 _STEP = re.compile(rf"^{re.escape(REPLAY_PATH)}steps/(\d{{1,7}})/$")

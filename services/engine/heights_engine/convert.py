@@ -14,10 +14,16 @@ from heights_engine.errors import Code, EngineError, invalid
 from heights_engine.proto import engine_service_pb2 as service_pb
 from heights_engine.proto import game_pb2 as pb
 from heights_engine.views import Step, View
-from heights_rules import GameConfig, Outcome, RuleOptionError, RuleOptions, limits
-from heights_rules.actions import action_text
-from heights_rules.errors import DocumentTooDeepError
-from heights_rules.replay import Verification
+from heights_rules import (
+    DocumentTooDeepError,
+    GameConfig,
+    Outcome,
+    RuleOptionError,
+    RuleOptions,
+    Verification,
+    action_text,
+    bounded_json_loads,
+)
 
 MAX_OPTIONS_JSON = 4096
 
@@ -34,7 +40,7 @@ def config_from_proto(msg: pb.GameConfig) -> GameConfig:
             {"field": "config.options_json", "limit": str(MAX_OPTIONS_JSON)},
         )
     try:
-        options: Any = limits.loads(msg.options_json) if msg.options_json else {}
+        options: Any = bounded_json_loads(msg.options_json) if msg.options_json else {}
         if not isinstance(options, dict):
             raise ValueError("options_json must be a JSON object of rule options")
         extra: dict[str, Any] = {"catalogue_id": msg.catalogue_id} if msg.catalogue_id else {}

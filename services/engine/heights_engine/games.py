@@ -31,13 +31,17 @@ from heights_rules import (
     GameState,
     IllegalActionError,
     InvalidActionError,
+    Recorder,
     Replay,
     ReplayError,
+    ReplayTooDeepError,
+    ReplayTooLargeError,
+    Verification,
+    make_patch,
     new_game,
+    simulate,
+    verify,
 )
-from heights_rules.errors import ReplayTooDeepError, ReplayTooLargeError
-from heights_rules.patches import make_patch
-from heights_rules.replay import Recorder, Verification, simulate, verify
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_NAME = 64

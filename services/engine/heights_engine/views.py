@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from heights_engine.store import GameRecord
-from heights_rules import GameConfig, GameState, Outcome, outcome
-from heights_rules.observation import PUBLIC
+from heights_rules import PUBLIC, GameConfig, GameState, Outcome, outcome
 
 SPECTATOR = PUBLIC
 

@@ -14,6 +14,11 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
+# How a process reaches the runner's broker (Redis, the embedded file broker or memory):
+# the platform's Celery app speaks to the same one, so it takes the settings from here.
+from heights_runner.broker import celery_broker_settings as celery_broker_settings  # noqa: PLC0414
+from heights_runner.broker import describe as describe  # noqa: PLC0414
+
 # A bot's files: the one check of an upload, which the platform runs at its door and the
 # runner again before unpacking. Re-exported (PEP 484's `X as X`): the platform imports
 # it from here, never from the runner's internals.

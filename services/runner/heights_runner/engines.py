@@ -13,13 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from heights_rules import GameConfig, outcome
-from heights_rules.errors import IllegalActionError, InvalidActionError
-from heights_rules.options import RuleOptions
-from heights_rules.patches import make_patch
-from heights_rules.replay import Recorder
-from heights_rules.setup import new_game
-from heights_rules.state import CHANCE, TERMINAL
+from heights_rules import (
+    CHANCE,
+    TERMINAL,
+    GameConfig,
+    IllegalActionError,
+    InvalidActionError,
+    Recorder,
+    RuleOptions,
+    make_patch,
+    new_game,
+    outcome,
+)
 from heights_runner.contract import MatchSpec
 
 OVER = -1  # `to_move` once the game has ended

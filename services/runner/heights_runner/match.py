@@ -17,8 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from heights_rules.outcome import final_ranks
-from heights_rules.replay import Replay
+from heights_rules import Replay, final_ranks
 from heights_runner.contract import (
     Forfeit,
     MatchResult,

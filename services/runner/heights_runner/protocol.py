@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from heights_rules.actions import ACTION_SPACE_VERSION
+from heights_rules import ACTION_SPACE_VERSION
 from heights_runner.contract import MatchSpec, TimeLimits
 from heights_runner.engines import Turn
 

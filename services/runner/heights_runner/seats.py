@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 
 from heights_bots.bot import Bot, make_bot, seat_seed
-from heights_rules.observation import from_infoset
+from heights_rules import from_infoset
 from heights_runner import protocol, sandbox
 from heights_runner.contract import Forfeit, MatchSpec, TimeLimits
 from heights_runner.engines import Turn
