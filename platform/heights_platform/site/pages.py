@@ -82,7 +82,10 @@ def _ladder_histories(request: HttpRequest, bot: Bot) -> list[dict[str, object]]
                 "charts": bot_charts(changes=changes),
                 "elo_id": f"elo-{n}",  # the ids of the charts' data in the page
                 "skill_id": f"skill-{n}",
-                "changes": list(zip(latest, rows, strict=True)),
+                "changes": [
+                    (change, row.opponents_of(bot.pk))
+                    for change, row in zip(latest, rows, strict=True)
+                ],
                 "count": len(changes),
             }
         )
