@@ -107,6 +107,9 @@ def test_every_page_renders_and_every_link_resolves(
     with chromium() as browser:
         page, problems = watched(browser)
         seen, checked = _crawl(page, live_server.url)
+        forfeited = world["matches"][1]
+        page.goto(f"{live_server.url}/matches/{forfeited.pk}/")
+        page.screenshot(path=str(OUT_DIR / "site-match-forfeit.png"), full_page=True)
         assert problems == []
     assert {url: status for url, status in checked.items() if status >= 400} == {}
     kinds = {_kind(urlsplit(u).path) for u in seen}
