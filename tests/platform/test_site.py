@@ -14,6 +14,7 @@ from django.test import Client
 from tests.platform.site_world import SECRET_LOG, SECRET_REJECTION, site_world_create
 
 from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.matches.models import Match
 from heights_platform.matches.selectors import access_seat_log
 from heights_platform.replays.models import Replay
 from heights_runner.contract import MatchResult
@@ -242,3 +243,52 @@ def test_sign_in_with_a_password(world: dict[str, Any]) -> None:
     wrong = Client().post("/accounts/sign-in/", {"username": "alice", "password": "nope"})
     assert wrong.status_code == 200
     assert "Please enter a correct username and password" in wrong.content.decode()
+
+
+def test_sign_in_attempts_count_against_the_apis_log_in_rate(world: dict[str, Any]) -> None:
+    client = Client()
+    wrong = {"username": "alice", "password": "wrong-password"}
+    statuses = [client.post("/accounts/sign-in/", wrong).status_code for _ in range(11)]
+    assert statuses == [200] * 10 + [429]
+    assert "too many sign-in attempts" in client.post("/accounts/sign-in/", wrong).content.decode()
+    api = Client().post(
+        "/api/v1/accounts/login/",
+        {"username": "alice", "password": "correct-horse-battery-9"},
+        content_type="application/json",
+    )
+    assert api.status_code == 429  # one counter for both doors
+
+
+def test_long_lists_are_paginated(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from heights_platform.site import pages
+
+    monkeypatch.setattr(pages, "MATCHES_PAGE", 1)
+    beta = world["bots"][1]
+    played = Match.objects.filter(seats__bot_version__bot=beta).distinct().count()
+    html = _get(Client(), f"/bots/{beta.pk}/")
+    assert f"page 1 of {played}" in html
+    assert 'rel="next" href="?page=2"' in html
+    second = _get(Client(), f"/bots/{beta.pk}/?page=2")
+    assert 'rel="prev" href="?page=1"' in second
+    _get(Client(), f"/bots/{beta.pk}/?page={played + 1}", status=404)
+
+
+@pytest.mark.parametrize(
+    ("path", "most"),
+    [
+        ("/", 8),
+        ("/ladders/duel/", 10),  # one more for each charted bot, at most ten
+        ("/bots/{beta}/", 12),  # four more for each ladder the bot is on
+        ("/matches/{match}/", 6),
+        ("/tournaments/{tournament}/", 15),
+        ("/viewer/", 6),
+    ],
+)
+def test_pages_read_in_a_few_queries(
+    world: dict[str, Any], django_assert_max_num_queries: Any, path: str, most: int
+) -> None:
+    """Bounded: no query per row of a list."""
+    ids = {"beta": world["bots"][1].pk, "match": world["matches"][1].pk}
+    url = path.format(**ids, tournament=world["tournament"].pk)
+    with django_assert_max_num_queries(most):
+        _get(Client(), url)

@@ -14,7 +14,7 @@ from urllib.parse import urldefrag, urlsplit
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Page
+from playwright.sync_api import FilePayload, Page
 from tests.platform.browser import OUT_DIR, chromium, needs_chromium, watched
 from tests.platform.site_world import site_world_create
 
@@ -132,13 +132,21 @@ def test_sign_in_and_upload_from_the_browser(live_server: Any, world: dict[str, 
         # A refused file: the API's reason on the page, and nothing created.
         page.select_option("#id_bot", "new")
         page.fill("#id_name", "browsed")
-        broken = {"name": "broken.py", "mimeType": "text/x-python", "buffer": b"def f(:\n"}
+        broken: FilePayload = {
+            "name": "broken.py",
+            "mimeType": "text/x-python",
+            "buffer": b"def f(:\n",
+        }
         page.set_input_files("#id_file", broken)
         page.click("form.form button[type=submit]")
         page.wait_for_selector("#upload-errors")
         assert "line 1: invalid syntax" in (page.text_content("#upload-errors") or "")
         page.screenshot(path=str(OUT_DIR / "site-upload-refused.png"), full_page=True)
-        good = {"name": "good.py", "mimeType": "text/x-python", "buffer": b"print('hi')\n"}
+        good: FilePayload = {
+            "name": "good.py",
+            "mimeType": "text/x-python",
+            "buffer": b"print('hi')\n",
+        }
         page.set_input_files("#id_file", good)
         page.click("form.form button[type=submit]")
         page.wait_for_selector("text=Version 1 of browsed uploaded")

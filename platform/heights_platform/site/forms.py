@@ -12,7 +12,7 @@ from django.core.validators import RegexValidator
 from heights_platform.bots.selectors import bot_list
 from heights_runner.contract import MAX_BOT_BYTES
 
-MAX_PASSWORD_CHARS = 1024  # hashing a megabyte of "password" is work for nothing
+MAX_PASSWORD_CHARS = 128  # as the API's log-in: hashing megabytes is work for nothing
 NEW_BOT = "new"
 BOT_NAME = RegexValidator(
     r"^[a-z0-9][a-z0-9_-]*$", "a bot's name: lower-case letters, digits, '_' and '-' only"

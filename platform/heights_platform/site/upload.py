@@ -1,4 +1,4 @@
-"""Sign-in, sign-out and bot upload from the browser (session auth with CSRF).
+"""Bot upload from the browser (session auth with CSRF).
 
 An upload goes through the bots app's services, as the API's does, so it is checked the
 same way and its refusal (the same message and details) is shown on the form. A new bot
@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -24,21 +23,10 @@ from heights_platform.bots import services
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.bots.selectors import access_bot_for_owner_by_id
 from heights_platform.common.errors import ApiError
-from heights_platform.site.forms import NEW_BOT, SignInForm, UploadForm
+from heights_platform.site.forms import NEW_BOT, UploadForm
 from heights_runner.contract import MAX_BOT_BYTES
 
 _MULTIPART_SLACK = 64 * 1024  # the envelope around a file of the largest allowed size
-
-
-class SignInView(auth_views.LoginView):
-    template_name = "site/sign_in.html"
-    authentication_form = SignInForm
-    next_page = "site-home"  # a URL name: resolved on use
-    redirect_authenticated_user = True
-
-
-class SignOutView(auth_views.LogoutView):
-    next_page = "site-home"  # a URL name: resolved on use
 
 
 class _UploadThrottle(UserRateThrottle):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from heights_platform.site import pages, upload
+from heights_platform.site import pages, signin, upload
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", pages.home, name="site-home"),
@@ -14,6 +14,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>/", pages.match_detail, name="site-match"),
     path("tournaments/<id:tournament_id>/", pages.tournament_detail, name="site-tournament"),
     path("viewer/", pages.viewer_index, name="site-viewer-index"),
-    path("accounts/sign-in/", upload.SignInView.as_view(), name="site-sign-in"),
-    path("accounts/sign-out/", upload.SignOutView.as_view(), name="site-sign-out"),
+    path("accounts/sign-in/", signin.SignInView.as_view(), name="site-sign-in"),
+    path("accounts/sign-out/", signin.SignOutView.as_view(), name="site-sign-out"),
 ]
