@@ -68,6 +68,8 @@ def _visit(page: Page, url: str) -> list[str]:
     if charts:
         page.wait_for_selector("svg[data-drawn]", state="attached")
         assert page.locator("svg[data-drawn]").count() == charts, url
+        labels = page.locator("svg[data-drawn] text.label").count()
+        assert labels >= 4 * charts, url  # axis titles and ticks: something to overlap
         assert page.evaluate(_OVERLAPS_JS) == [], url
     hrefs = page.eval_on_selector_all("a[href]", "links => links.map((a) => a.href)")
     return [str(h) for h in hrefs]
