@@ -108,12 +108,17 @@ def test_every_page_renders_and_every_link_resolves(
     OUT_DIR.mkdir(exist_ok=True)
     with chromium() as browser:
         page, problems = watched(browser)
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
         seen, checked = _crawl(page, live_server.url)
         forfeited = world["matches"][1]
         page.goto(f"{live_server.url}/matches/{forfeited.pk}/")
         page.screenshot(path=str(OUT_DIR / "site-match-forfeit.png"), full_page=True)
         assert problems == []
     assert {url: status for url, status in checked.items() if status >= 400} == {}
+    # No CDN: every stylesheet, script and font came from the platform itself.
+    assert [u for u in requested if not u.startswith((live_server.url, "data:"))] == []
+    assert any(u.endswith("/static/site/charts.js") for u in requested)
     kinds = {_kind(urlsplit(u).path) for u in seen}
     assert {"home", "ladders", "bots", "matches", "tournaments", "viewer", "accounts"} <= kinds
     for bot in world["bots"]:  # every qualified bot reached by a link
