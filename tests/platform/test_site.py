@@ -292,3 +292,28 @@ def test_pages_read_in_a_few_queries(
     url = path.format(**ids, tournament=world["tournament"].pk)
     with django_assert_max_num_queries(most):
         _get(Client(), url)
+
+
+def test_uploads_count_against_the_apis_upload_rate(
+    world: dict[str, Any], sent_tasks: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {**SimpleRateThrottle.THROTTLE_RATES, "upload": "1/hour"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    bob, beta = world["users"]["bob"], world["bots"][1]
+    client = _signed_in(bob)
+    file = SimpleUploadedFile("one.py", b"print(1)\n")
+    assert client.post("/bots/upload/", {"bot": str(beta.pk), "file": file}).status_code == 302
+    file = SimpleUploadedFile("two.py", b"print(2)\n")
+    response = client.post("/bots/upload/", {"bot": str(beta.pk), "file": file})
+    assert response.status_code == 429
+    assert "too many uploads" in response.content.decode()
+    api = Client()
+    api.force_login(bob)
+    answer = api.post(
+        f"/api/v1/bots/{beta.pk}/versions/", {"file": SimpleUploadedFile("x.py", b"print(3)\n")}
+    )
+    assert answer.status_code == 429  # one counter for both doors
+    uploaded = BotVersion.objects.filter(bot=beta).order_by("number")
+    assert list(uploaded.values_list("filename", flat=True)) == ["bot.py", "one.py"]

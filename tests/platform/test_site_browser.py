@@ -111,6 +111,11 @@ def test_every_page_renders_and_every_link_resolves(
         requested: list[str] = []
         page.on("request", lambda request: requested.append(request.url))
         seen, checked = _crawl(page, live_server.url)
+        # Without JavaScript every page still has its content; only the charts are blank.
+        quiet = browser.new_context(java_script_enabled=False).new_page()
+        quiet.goto(f"{live_server.url}/ladders/duel/")
+        assert quiet.locator("#leaderboard tbody tr").count() == len(world["bots"])
+        assert quiet.locator("svg[data-drawn]").count() == 0
         forfeited = world["matches"][1]
         page.goto(f"{live_server.url}/matches/{forfeited.pk}/")
         page.screenshot(path=str(OUT_DIR / "site-match-forfeit.png"), full_page=True)
