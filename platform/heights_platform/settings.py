@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "heights_platform.matches",
     "heights_platform.replays",
     "heights_platform.viewer",
+    "heights_platform.site",
 ]
 
 MIDDLEWARE = [

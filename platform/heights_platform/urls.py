@@ -1,4 +1,5 @@
-"""URL map: every resource under /api/v1/, the schema and docs, admin, health."""
+"""URL map: every resource under /api/v1/, the schema and docs, admin, health, the viewer
+and the site's pages."""
 
 from __future__ import annotations
 
@@ -37,4 +38,6 @@ urlpatterns = [
     path("readyz", readyz),
     path("metrics", metrics_view),
     path("viewer/", include("heights_platform.viewer.urls")),
+    # The site to browse: /, ladders, bots, matches, tournaments, /viewer/, sign-in.
+    path("", include("heights_platform.site.urls")),
 ]

@@ -86,8 +86,8 @@ def test_pages_read_nothing_from_the_database(
     replay, bot = played["replay"], played["bots"][0]
     with django_assert_num_queries(0):
         assert browser_client.get(f"/viewer/replays/{replay.pk}/").status_code == 200
-        assert browser_client.get("/viewer/ladders/duel/").status_code == 200
-        assert browser_client.get(f"/viewer/ladders/duel/bots/{bot.pk}/").status_code == 200
+        assert browser_client.get("/viewer/ladders/duel/").status_code == 301
+        assert browser_client.get(f"/viewer/ladders/duel/bots/{bot.pk}/").status_code == 301
 
 
 def test_unknown_replay_still_serves_the_page(browser_client: Client) -> None:
@@ -100,18 +100,17 @@ def test_unknown_replay_still_serves_the_page(browser_client: Client) -> None:
     assert api.json()["code"] == "not_found"
 
 
-def test_ladder_pages_have_their_mount_points(
-    browser_client: Client, played: dict[str, Any]
-) -> None:
-    ladder_html = browser_client.get("/viewer/ladders/duel/").content.decode()
-    for mount in ('id="elo-chart"', 'id="leaderboard"', 'data-ladder-url="/api/v1/ladders/duel/"'):
-        assert mount in ladder_html, mount
-    assert 'src="/viewer/assets/ratings.js"' in ladder_html
+def test_rating_pages_moved_to_the_site(browser_client: Client, played: dict[str, Any]) -> None:
+    """The ladder and bot rating pages are the site's now (test_site.py); old links follow."""
     bot = played["bots"][0]
-    bot_html = browser_client.get(f"/viewer/ladders/duel/bots/{bot.pk}/").content.decode()
-    for mount in ('id="elo-chart"', 'id="mu-chart"', 'id="history"', f'data-bot-id="{bot.pk}"'):
-        assert mount in bot_html, mount
-    assert "alpha" not in bot_html
+    moved = {
+        "/viewer/ladders/duel/": "/ladders/duel/",
+        f"/viewer/ladders/duel/bots/{bot.pk}/": f"/bots/{bot.pk}/",
+    }
+    for old, new in moved.items():
+        response = browser_client.get(old)
+        assert (response.status_code, response["Location"]) == (301, new)
+        assert browser_client.get(new).status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -119,7 +118,6 @@ def test_ladder_pages_have_their_mount_points(
     [
         ("viewer.js", "text/javascript"),
         ("board.js", "text/javascript"),
-        ("ratings.js", "text/javascript"),
         ("viewer.css", "text/css"),
     ],
 )

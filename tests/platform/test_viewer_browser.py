@@ -1,7 +1,7 @@
 """The viewer in a real browser: headless Chromium against a live server and a real replay.
 
-Writes out/viewer-screenshot.png (and out/viewer-ladder-screenshot.png,
-out/viewer-forfeit-screenshot.png), the artifacts to look at when the page changes.
+Writes out/viewer-screenshot.png and out/viewer-forfeit-screenshot.png, the artifacts to
+look at when the page changes. (The rating pages are the site's: test_site_browser.py.)
 """
 
 from __future__ import annotations
@@ -124,22 +124,6 @@ def test_unknown_replay_shows_the_error(live_server: Any, browser: Browser) -> N
     assert page.locator("#board g.cell").count() == 0
     # The browser itself logs the failed request; the page adds nothing else.
     assert all("404" in p for p in problems), problems
-
-
-def test_ladder_charts(live_server: Any, played: dict[str, Any], browser: Browser) -> None:
-    page, problems = watched(browser)
-    page.goto(f"{live_server.url}/viewer/ladders/duel/")
-    page.wait_for_selector("#elo-chart polyline.series")
-    assert page.locator("#elo-chart polyline.series").count() == 2
-    assert page.locator("#leaderboard tr").count() == 3
-    OUT_DIR.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUT_DIR / "viewer-ladder-screenshot.png"), full_page=True)
-    page.click("#leaderboard a >> nth=0")
-    page.wait_for_selector("#mu-chart polygon.band")
-    assert page.locator("#elo-chart polyline.series").count() == 1
-    assert page.locator("#history tr").count() == 2
-    page.screenshot(path=str(OUT_DIR / "viewer-bot-screenshot.png"), full_page=True)
-    assert problems == []
 
 
 def test_replay_viewer_tells_the_truth(

@@ -9,7 +9,6 @@ ASSETS_DIR = Path(__file__).resolve().parent / "static" / "viewer"
 ASSET_TYPES = {
     "viewer.js": "text/javascript; charset=utf-8",
     "board.js": "text/javascript; charset=utf-8",
-    "ratings.js": "text/javascript; charset=utf-8",
     "viewer.css": "text/css; charset=utf-8",
 }
 # Everything inside the replay page's #replay-viewer: plain HTML, no template tags.

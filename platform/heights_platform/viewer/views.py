@@ -8,8 +8,8 @@ directory, so gunicorn serves them with DEBUG off and no static-file server.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_safe
 
 from heights_platform.viewer.assets import asset_bytes
@@ -22,14 +22,15 @@ def replay_page(request: HttpRequest, replay_id: int) -> HttpResponse:
     return render(request, "viewer/replay.html", {"replay_id": replay_id})
 
 
+# The rating pages moved to the site (heights_platform.site): their old addresses stay.
 @require_safe
-def ladder_page(request: HttpRequest, slug: str) -> HttpResponse:
-    return render(request, "viewer/ladder.html", {"slug": slug})
+def ladder_page(request: HttpRequest, slug: str) -> HttpResponseBase:
+    return redirect("site-ladder", slug=slug, permanent=True)
 
 
 @require_safe
-def ladder_bot_page(request: HttpRequest, slug: str, bot_id: int) -> HttpResponse:
-    return render(request, "viewer/ladder_bot.html", {"slug": slug, "bot_id": bot_id})
+def ladder_bot_page(request: HttpRequest, slug: str, bot_id: int) -> HttpResponseBase:
+    return redirect("site-bot", bot_id=bot_id, permanent=True)
 
 
 @require_safe
