@@ -6,6 +6,7 @@ sandbox mounts it, and the packages of requirements/bot-python.txt (numpy among 
 """
 
 import random
+import sys
 
 from heights_sdk import Bot, Decision, run
 
@@ -17,6 +18,9 @@ class StarterBot(Bot):
     def choose(self, decision: Decision) -> tuple[int, str]:
         action = self.random.choice(decision.legal)
         return action.id, f"random: {action.text}"
+
+    def on_end(self, result: dict) -> None:
+        print("game over", file=sys.stderr)  # stderr is the bot's log
 
 
 if __name__ == "__main__":

@@ -36,6 +36,12 @@ class BuildFailedError(sandbox.BotFault):
         super().__init__(message)
         self.output = output
 
+    def headline(self, chars: int = 160) -> str:
+        """The output's first error line (compilers explain below it), else its last line."""
+        lines = [line.strip() for line in self.output.splitlines() if line.strip()]
+        errors = [line for line in lines if "error" in line.lower()]
+        return (errors or lines or [""])[0 if errors else -1][:chars]
+
 
 def build_limits() -> sandbox.Limits:
     limits = BUILD_LIMITS
@@ -80,7 +86,8 @@ def _run(bundle: Bundle, workdir: Path, staging: Path, allow_unsandboxed: bool) 
         argv,
         limits=build_limits(),
         mounts=Mounts(tools.ro_binds, [(str(staging), BUILD_DIR)], tools.usr),
-        env={"PATH": SYSTEM_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"},
+        # LANG=C: plain ASCII quotes in compilers' messages (sources are read as UTF-8).
+        env={"PATH": SYSTEM_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C"},
         timeout_s=BUILD_LIMITS.seconds,
         output_bytes=BUILD_LIMITS.log_kib * 1024,
         allow_unsandboxed=allow_unsandboxed,

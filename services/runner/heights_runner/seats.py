@@ -82,11 +82,10 @@ class Seat:
             # The bot's files failed validation (botfiles.BotFileError): the bot's fault.
             self._fail("sandbox", str(err), 0)
         except BuildFailedError as err:
-            # The build's output is the owner's log; its last line is quoted, as a
+            # The build's output is the owner's log; its first error is quoted, as a
             # crashed bot's last stderr line is.
             self.stderr = f"[build output, its last {len(err.output)} characters]\n{err.output}"
-            last = next((ln for ln in reversed(err.output.splitlines()) if ln.strip()), "")
-            self._fail(err.reason, f"{err}; output: {last[:160]}" if last else str(err), 0)
+            self._fail(err.reason, f"{err}; output: {err.headline()}", 0)
         except sandbox.BotFault as err:
             self._fail(err.reason, self._fault_detail(err), 0)
 

@@ -57,6 +57,10 @@ def _covers(hidden: str, binds: Sequence[tuple[str, str]]) -> bool:
     )
 
 
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
 def system_args(usr: Sequence[str] | None = None) -> list[str]:
     """The system, read-only: all of /usr, or only the paths in `usr` (a runtime's own:
     `toolchains`), and the top-level links and loader files every program needs."""
@@ -115,9 +119,11 @@ def command(
         args += ["--ro-bind", host, inside]
     for host, inside in rw_binds:  # a build's output folder, nothing else
         args += ["--bind", host, inside]
-    # An empty read-only tmpfs over each: what was installed there is not there.
+    # An empty read-only tmpfs over each that something bound shows: what was installed
+    # there is not there (elsewhere it is not there anyway; a tmpfs would only add folders).
+    shown = [inside for _, inside in ro_binds] + list(["/usr"] if usr is None else usr)
     for path in hidden:
-        if _covers(path, ro_binds):
+        if _inside(path, shown) and _covers(path, ro_binds):
             args += ["--tmpfs", path, "--remount-ro", path]
     args += ["--proc", "/proc", "--dev", "/dev"]
     for name in _PROC_COVER:
