@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -14,7 +14,13 @@ from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.common.errors import ApiError
 from heights_platform.ladders.models import LadderEntry
 from heights_platform.ladders.services import standings_changed
-from heights_runner.contract import BUILTIN_BOTS, MAX_BOT_BYTES, BundleError, bundle_check
+from heights_runner.contract import (
+    BUILTIN_BOTS,
+    MAX_BOT_BYTES,
+    BundleError,
+    FileKind,
+    bundle_check,
+)
 
 if TYPE_CHECKING:
     from heights_platform.matches.models import Match
@@ -50,7 +56,7 @@ def bot_update(*, bot: Bot, description: str | None = None) -> Bot:
     return bot
 
 
-def _bot_file_check(filename: str, content: bytes) -> Literal["py", "zip"]:
+def _bot_file_check(filename: str, content: bytes) -> FileKind:
     """The upload's kind, or the stable reason it is refused (translated here, once):
     `details` names the reason, and the limit or naming rule broken with its value."""
     if len(content) > MAX_BOT_BYTES:

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, cast
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -42,6 +42,7 @@ from heights_runner.contract import (
     QUEUE_MATCHES,
     TASK_PLAY_MATCH,
     BotRef,
+    FileKind,
     MatchResult,
     MatchSpec,
     SeatResult,
@@ -76,7 +77,7 @@ def seat_label(owner: str, bot: str, version: int) -> str:
 def _seat_spec(version: BotVersion) -> SeatSpec:
     if version.kind == BotVersion.Kind.BUILTIN:
         return SeatSpec(seat_name(version), BotRef.builtin(version.filename), trusted=True)
-    kind: Literal["py", "zip"] = "zip" if version.kind == BotVersion.Kind.ZIP else "py"
+    kind = cast(FileKind, version.kind)  # a file's kind is its suffix, or "zip"
     ref = BotRef.from_bytes(kind, version.filename, bytes(version.content))
     return SeatSpec(seat_name(version), ref, trusted=False)
 

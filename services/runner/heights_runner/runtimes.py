@@ -140,12 +140,29 @@ def main_class(entry: str) -> str:
 
 
 def runtimes_document() -> dict[str, Any]:
-    """Every runtime with its limits, as `GET /api/v1/runtimes/` serves it."""
+    """Every runtime with its limits, as `GET /api/v1/runtimes/` serves it: a bot's own
+    limits (the sandbox's defaults; `processes` is the runtime's), its time limits, and
+    a compiled bot's build limits."""
+    from heights_runner.contract import TimeLimits
+    from heights_runner.sandbox.limits import Limits
+
+    bot = Limits()
+    time = TimeLimits()
     return {
         "runtimes": [
             asdict(r) | {"compiled": r.compiled, "run": list(r.run), "packages": list(r.packages)}
             for r in RUNTIMES
         ],
         "manifest": MANIFEST,
+        "limits": {
+            "memory_mib": bot.memory_bytes // 2**20,
+            "cpu_seconds": bot.cpu_seconds,
+            "tmp_mib": bot.tmp_bytes // 2**20,
+            "open_files": bot.open_files,
+            "move_ms": time.move_ms,
+            "bank_ms": time.bank_ms,
+            "start_ms": time.start_ms,
+            "game_ms": time.game_ms,
+        },
         "build_limits": asdict(BUILD_LIMITS),
     }
