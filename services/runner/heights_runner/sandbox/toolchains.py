@@ -91,6 +91,11 @@ def _python() -> Toolchain:
     paths = sysconfig.get_paths(vars=base)
     stdlib = [os.path.realpath(paths["stdlib"]), os.path.realpath(paths["platstdlib"])]
     usr = [exe, *_existing(stdlib)]
+    if sysconfig.get_config_var("Py_ENABLE_SHARED"):  # e.g. /usr/local/lib/libpython3.11.so
+        library = Path(
+            str(sysconfig.get_config_var("LIBDIR")), str(sysconfig.get_config_var("INSTSONAME"))
+        )
+        usr += _existing([str(library)])
     return Toolchain(tuple(usr), tuple(binds), {"python3": exe})
 
 
