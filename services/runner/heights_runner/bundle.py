@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal, cast
 
-from heights_runner.bundle_error import BundleError
+from heights_runner.bundle_error import BundleError as BundleError  # noqa: PLC0414 - re-exported
 from heights_runner.manifest import default_build, parse_manifest
 from heights_runner.runtimes import (
     EXTENSIONS,

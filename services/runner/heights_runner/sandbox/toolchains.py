@@ -15,6 +15,7 @@ import functools
 import glob
 import os
 import shutil
+import subprocess
 import sys
 import sysconfig
 from collections.abc import Iterable
@@ -130,3 +131,40 @@ def build_toolchain(runtime: Runtime) -> Toolchain:
         tools |= _programs(("rustc",), "rust", ("rustc",))
         usr += [tools["rustc"], *_existing(["/usr/lib/rustlib"])]
     return Toolchain(tuple(usr), (), tools)
+
+
+# The command that prints a runtime's version, by the program's name in `Toolchain.programs`.
+_VERSION_OF = {
+    "python": "python3",
+    "javascript": "node",
+    "java": "java",
+    "cpp": "g++",
+    "rust": "rustc",
+}
+
+
+def _version(program: str) -> str:
+    flag = "-version" if program.endswith("/java") else "--version"
+    try:
+        done = subprocess.run(
+            [program, flag], capture_output=True, text=True, timeout=20, check=False, env={}
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"does not run: {exc}"
+    lines = (done.stdout or done.stderr).strip().splitlines()
+    return lines[0] if lines else f"exit status {done.returncode}"
+
+
+def describe(runtimes: Iterable[Runtime]) -> list[str]:
+    """One line per runtime: the version this host's toolchain reports, or what is missing
+    (for `heights runner probe` and the worker's start-up log)."""
+    lines = []
+    for runtime in runtimes:
+        try:
+            tools = build_toolchain(runtime) if runtime.compiled else run_toolchain(runtime)
+        except ToolchainMissingError as missing:
+            lines.append(f"{runtime.language}: NOT available: {missing}")
+            continue
+        program = tools.programs[_VERSION_OF[runtime.language]]
+        lines.append(f"{runtime.language}: {_version(program)} ({program})")
+    return lines
