@@ -15,11 +15,14 @@ if TYPE_CHECKING:  # imported when a match runs: the CLI starts without the runn
     from heights_runner.contract import MatchResult
 
 
+BOT_HELP = "a source file (.py .js .java .cpp .rs), a .zip, a bot's folder, or a built-in"
+
+
 def register(commands: Any) -> None:
     match = commands.add_parser(
         "match", help="play one match between bots (files, zips or built-ins) locally"
     )
-    match.add_argument("bots", nargs="+", metavar="BOT", help="a .py file, a .zip, or a built-in")
+    match.add_argument("bots", nargs="+", metavar="BOT", help=BOT_HELP)
     match.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
     match.add_argument("--solo", action="store_true", help="one bot against the Mayor")
     match.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -32,7 +35,7 @@ def register(commands: Any) -> None:
     tour = commands.add_parser(
         "tournament", help="play a series of matches between bots and print standings"
     )
-    tour.add_argument("bots", nargs="+", metavar="BOT", help="a .py file, a .zip, or a built-in")
+    tour.add_argument("bots", nargs="+", metavar="BOT", help=BOT_HELP)
     tour.add_argument("--games", type=int, default=12, help="matches to play (default 12)")
     tour.add_argument(
         "--players", type=int, default=0, help="seats per game (default: all bots, 2-4)"
