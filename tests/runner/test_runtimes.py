@@ -124,3 +124,21 @@ def test_an_archive_without_main_py_or_a_manifest_says_which_it_needs() -> None:
     with pytest.raises(BundleError) as nested:
         bundle_check("bot.zip", _zip(("kit/bot.json", "{}")))
     assert "found kit/bot.json: zip the folder's contents" in str(nested.value)
+
+
+def test_a_bots_folder_is_zipped_as_its_upload_would_be(tmp_path: Path) -> None:
+    from heights_runner.local import seat_for, zip_folder
+
+    folder = tmp_path / "crab"
+    (folder / "src").mkdir(parents=True)
+    (folder / "bot.json").write_text('{"language": "rust", "entry": "src/main.rs"}')
+    (folder / "src" / "main.rs").write_text("fn main() {}")
+    for leftover in ("target/debug/crab", ".git/HEAD", "src/.main.rs.swp"):
+        (folder / leftover).parent.mkdir(parents=True, exist_ok=True)
+        (folder / leftover).write_text("not the bot")
+    content = zip_folder(folder)
+    assert zip_folder(folder) == content  # the same folder, the same bytes (and hash)
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        assert archive.namelist() == ["bot.json", "src/main.rs"]
+    seat = seat_for(str(folder))
+    assert (seat.name, seat.bot.kind, seat.bot.name) == ("crab", "zip", "crab.zip")
