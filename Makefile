@@ -11,6 +11,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LOCK := requirements/lock.txt
+BOT_PYTHON := $(VENV)/bot-python
+BOT_REQUIREMENTS := requirements/bot-python.txt
 PIP := $(BIN)/python -m pip --quiet
 PYTEST_ARGS ?=
 LOCK_ARGS ?=
@@ -21,23 +23,37 @@ help: ## List every target with what it does
 	@echo "Usage: make <target>"
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-setup: $(STAMP) ## Create .venv/ with the locked dependencies and the project installed editable
+setup: $(STAMP) $(BOT_PYTHON)/.installed ## Create .venv/ with the locked dependencies and the project installed editable
+
+# The Python bots' own packages (numpy …), not the platform's: pinned with hashes, wheels
+# only, into .venv/bot-python/, which the bot sandbox mounts read-only at /pylib.
+$(BOT_PYTHON)/.installed: $(BOT_REQUIREMENTS) | $(STAMP)
+	rm -rf $(BOT_PYTHON)
+	$(PIP) install --require-hashes --no-deps --only-binary :all: --target $(BOT_PYTHON) \
+		-r $(BOT_REQUIREMENTS)
+	touch $@
 
 # The bot sandbox needs bubblewrap and libseccomp (its seccomp filter), the replay
 # viewer's browser test Chromium (Debian packages); installed when we may (root with
 # apt-get), else said.
-SYSTEM_PACKAGES := bubblewrap libseccomp2 chromium
-system: ## Install the system packages the project needs (bubblewrap, libseccomp2, chromium)
+# The bots' toolchains are Debian's (heights_runner/runtimes.py names the packages; the
+# sandbox looks for them on /usr/bin only): nodejs, a JDK, g++ and rustc.
+SYSTEM_PACKAGES := bubblewrap libseccomp2 chromium nodejs openjdk-17-jdk-headless g++ rustc
+system: ## Install the system packages the project needs (bubblewrap, libseccomp2, chromium, bot toolchains)
 	@missing=""; command -v bwrap >/dev/null || missing="bubblewrap"; \
 	/sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2 ' || missing="$$missing libseccomp2"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	for tool in node:nodejs javac:openjdk-17-jdk-headless g++:g++ rustc:rustc; do \
+		[ -x "/usr/bin/$${tool%%:*}" ] || missing="$$missing $${tool#*:}"; \
+	done; \
 	[ -z "$$missing" ] && exit 0; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		apt-get install -y -q $$missing >/dev/null \
 		|| { apt-get update -q >/dev/null && apt-get install -y -q $$missing >/dev/null; }; \
 	else \
 		echo "warning: missing system packages ($$missing) cannot be installed here;" \
-			"untrusted bots are refused without bubblewrap and libseccomp" >&2; \
+			"untrusted bots are refused without bubblewrap and libseccomp," \
+			"and bots in a language whose toolchain is missing cannot run" >&2; \
 	fi
 
 $(BIN)/python:

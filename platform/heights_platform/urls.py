@@ -11,6 +11,7 @@ from drf_spectacular.views import (
     SpectacularSwaggerView,
 )
 
+from heights_platform.bots.runtimes_api import RuntimeListApi
 from heights_platform.common.health import healthz, readyz
 from heights_platform.common.index import RESOURCES, ApiIndex
 from heights_platform.common.metrics import metrics_view
@@ -21,6 +22,7 @@ handler404 = "heights_platform.common.errors.not_found_view"
 api_v1: list[URLPattern | URLResolver] = [
     path("", ApiIndex.as_view(), name="api-index"),
     *(path(f"{name}/", include(f"heights_platform.{name}.urls")) for name in RESOURCES),
+    path("runtimes/", RuntimeListApi.as_view(), name="runtimes"),
 ]
 
 urlpatterns = [

@@ -269,7 +269,7 @@ def _legacy_name_zip(raw: bytes) -> bytes:
             "entry_type",
             "regular files and folders",
         ),
-        ("m.pyc", MAIN_PY, "wrong_type", "type", ".py or .zip"),
+        ("m.pyc", MAIN_PY, "wrong_type", "type", ".py, .js, .java, .cpp, .rs or .zip"),
     ],
     ids=[
         "300-char-name",

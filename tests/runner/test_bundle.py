@@ -33,13 +33,23 @@ REASONS = {
     "link",
     "name_too_long",
     "no_entry_point",
+    "not_utf8",
+    "bad_manifest",
     "syntax_error",
     "too_deep",
     "too_many_files",
     "unsafe_path",
     "zip_bomb",
 }
-RULES = {"name_characters", "name_encoding", "device_names", "relative_path", "entry_type"}
+RULES = {
+    "name_characters",
+    "name_encoding",
+    "device_names",
+    "relative_path",
+    "entry_type",
+    "manifest",
+    "java_class",
+}
 
 _safe = st.text(alphabet=st.sampled_from("abcXYZ019._- éλ"), min_size=1, max_size=12)
 _good = st.one_of(

@@ -66,8 +66,11 @@ START_CASES: dict[str, tuple[str, str]] = {
 OUTLIVER = f"""
 import os, subprocess, sys
 from heights_sdk import Bot, run
-# A child in its own session that tries to outlive the bot.
-subprocess.Popen(["sleep", "{MARKER}"], start_new_session=True)
+# A child in its own session that tries to outlive the bot (its own interpreter: a
+# Python bot's sandbox has no other program).
+subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(600)", "{MARKER}"], start_new_session=True
+)
 class B(Bot):
     def choose(self, d):
         return d.legal[0].id

@@ -128,7 +128,9 @@ def test_site_packages_are_covered_unless_a_bind_asks_for_them(tmp_path: Path) -
         return any(args[i : i + 2] == ["--tmpfs", site] for i in range(len(args)))
 
     assert covered([("/opt/py", "/opt/py")])
-    assert covered([("/opt/py/lib/python3.11/site-packages-x", "/elsewhere")])
+    assert covered([("/opt/py", "/opt/py"), (f"{site}-x", "/elsewhere")])
+    # Nothing bound shows it (a Node.js bot's sandbox): no folders are made for it.
+    assert not covered([(f"{site}-x", "/elsewhere")])
     # A built-in bot in an install without a venv is given the project's site-packages.
     assert not covered([("/opt/py", "/opt/py"), (site, site)])
     assert not covered([(inside, inside)])

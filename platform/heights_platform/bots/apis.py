@@ -31,6 +31,8 @@ from heights_runner.contract import MAX_BOT_BYTES
 # Room for the multipart envelope around a file of the largest allowed size.
 _MULTIPART_SLACK = 64 * 1024
 _RECENT_VERSIONS = 20
+# A version's source as uploaded: an archive, or one source file by its language.
+_SOURCE_TYPES = {"zip": "application/zip", "py": "text/x-python"}
 
 
 def _me(request: Request) -> User:
@@ -255,6 +257,10 @@ class BotVersionSourceApi(GenericAPIView[BotVersion]):
             (200, "text/x-python"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="The .py file as uploaded."
             ),
+            (200, "text/plain"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description="A .js, .java, .cpp or .rs file as uploaded (UTF-8).",
+            ),
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="The .zip archive as uploaded."
             ),
@@ -264,7 +270,7 @@ class BotVersionSourceApi(GenericAPIView[BotVersion]):
         version = selectors.access_bot_version_source_by_number(
             user=request.user, bot_id=bot_id, number=number
         )
-        content_type = "application/zip" if version.kind == "zip" else "text/x-python"
+        content_type = _SOURCE_TYPES.get(version.kind, "text/plain; charset=utf-8")
         response = HttpResponse(bytes(version.content), content_type=content_type)
         response["Content-Disposition"] = content_disposition_header(True, version.filename)
         response["Cache-Control"] = "private, no-store"

@@ -29,7 +29,12 @@ class BotVersion(models.Model):
 
     class Kind(models.TextChoices):
         BUILTIN = "builtin"
+        # A single source file is of its language's suffix (heights_runner.runtimes).
         PY = "py"
+        JS = "js"
+        JAVA = "java"
+        CPP = "cpp"
+        RS = "rs"
         ZIP = "zip"
 
     class Status(models.TextChoices):

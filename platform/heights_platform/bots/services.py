@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import Literal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -13,7 +12,13 @@ from django.db.models import Max, Model
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.bots.signals import version_activated, version_uploaded
 from heights_platform.common.errors import ApiError
-from heights_runner.contract import BUILTIN_BOTS, MAX_BOT_BYTES, BundleError, bundle_check
+from heights_runner.contract import (
+    BUILTIN_BOTS,
+    MAX_BOT_BYTES,
+    BundleError,
+    FileKind,
+    bundle_check,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +50,7 @@ def bot_update(*, bot: Bot, description: str | None = None) -> Bot:
     return bot
 
 
-def _bot_file_check(filename: str, content: bytes) -> Literal["py", "zip"]:
+def _bot_file_check(filename: str, content: bytes) -> FileKind:
     """The upload's kind, or the stable reason it is refused (translated here, once):
     `details` names the reason, and the limit or naming rule broken with its value."""
     if len(content) > MAX_BOT_BYTES:

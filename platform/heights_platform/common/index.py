@@ -23,6 +23,7 @@ LINKS = {
     "matches": "matches",
     "tournaments": "tournaments",
     "replays": "replays",
+    "runtimes": "runtimes",
     "schema": "schema",
     "docs": "docs",
     "redoc": "redoc",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Literal
+from typing import cast
 
 from django.db.models import Q
 from django.utils import timezone
@@ -17,6 +17,7 @@ from heights_runner.contract import (
     QUEUE_MATCHES,
     TASK_PLAY_MATCH,
     BotRef,
+    FileKind,
     MatchSpec,
     SeatSpec,
     TimeLimits,
@@ -37,7 +38,7 @@ def seat_label(owner: str, bot: str, version: int) -> str:
 def _seat_spec(version: BotVersion) -> SeatSpec:
     if version.kind == BotVersion.Kind.BUILTIN:
         return SeatSpec(seat_name(version), BotRef.builtin(version.filename), trusted=True)
-    kind: Literal["py", "zip"] = "zip" if version.kind == BotVersion.Kind.ZIP else "py"
+    kind = cast(FileKind, version.kind)  # a file's kind is its suffix, or "zip"
     ref = BotRef.from_bytes(kind, version.filename, bytes(version.content))
     return SeatSpec(seat_name(version), ref, trusted=False)
 

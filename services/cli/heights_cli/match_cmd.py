@@ -29,6 +29,8 @@ EXIT_STATUSES = f"""exit status:
   {EXIT_NOT_PLAYED}  the match could not be played: an engine or runner fault, no bot's
      (the error is printed on stderr)"""
 
+BOT_HELP = "a source file (.py .js .java .cpp .rs), a .zip, a bot's folder, or a built-in"
+
 
 def register(commands: Any) -> None:
     match = commands.add_parser(
@@ -38,7 +40,7 @@ def register(commands: Any) -> None:
         epilog=EXIT_STATUSES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    match.add_argument("bots", nargs="+", metavar="BOT", help="a .py file, a .zip, or a built-in")
+    match.add_argument("bots", nargs="+", metavar="BOT", help=BOT_HELP)
     match.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
     match.add_argument("--solo", action="store_true", help="one bot against the Mayor")
     match.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -54,7 +56,7 @@ def register(commands: Any) -> None:
     tour = commands.add_parser(
         "tournament", help="play a series of matches between bots and print standings"
     )
-    tour.add_argument("bots", nargs="+", metavar="BOT", help="a .py file, a .zip, or a built-in")
+    tour.add_argument("bots", nargs="+", metavar="BOT", help=BOT_HELP)
     tour.add_argument("--games", type=int, default=12, help="matches to play (default 12)")
     tour.add_argument(
         "--players", type=int, default=0, help="seats per game (default: all bots, 2-4)"

@@ -23,10 +23,15 @@ def register(commands: Any) -> None:
 
 def run_probe(args: argparse.Namespace) -> int:
     from heights_runner import sandbox
+    from heights_runner.runtimes import RUNTIMES
+    from heights_runner.sandbox.toolchains import describe
 
     caps = sandbox.probe()
     for line in caps.describe():
         print(line)
+    print("bot runtimes:")
+    for line in describe(RUNTIMES):
+        print(f"  {line}")
     return 0 if caps.contains_untrusted else 1
 
 
@@ -43,6 +48,11 @@ def run_worker(args: argparse.Namespace) -> int:
     print(f"runner: engine {engine}", file=sys.stderr)
     for line in caps.describe():
         print(f"runner: sandbox: {line}", file=sys.stderr)
+    from heights_runner.runtimes import RUNTIMES
+    from heights_runner.sandbox.toolchains import describe
+
+    for line in describe(RUNTIMES):
+        print(f"runner: bot runtime {line}", file=sys.stderr)
     if not caps.contains_untrusted and not settings.allow_unsandboxed:
         print("runner: untrusted bots will be refused (no bubblewrap or seccomp)", file=sys.stderr)
     if settings.metrics_port:

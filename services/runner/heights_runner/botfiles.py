@@ -14,26 +14,31 @@ import re
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
-from typing import Literal
 
-from heights_runner.bundle import BUNDLE_LIMITS, ENTRY_POINT, BundleError, bundle_check
-from heights_runner.contract import BotRef
+from heights_runner.bundle import BUNDLE_LIMITS, ENTRY_POINT, Bundle, BundleError, bundle_check
+from heights_runner.contract import BotRef, FileKind
 
 BotFileError = BundleError  # the name the runner's callers and tests know
 MAX_ENTRIES = BUNDLE_LIMITS["entries"]
 MAX_UNPACKED_BYTES = BUNDLE_LIMITS["unpacked_bytes"]
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
-__all__ = ["ENTRY_POINT", "BotFileError", "check_bot_file", "unpack_bot"]
+__all__ = ["ENTRY_POINT", "BotFileError", "check_bot_file", "unpack_bot", "unpack_bundle"]
 
 
-def check_bot_file(filename: str, content: bytes) -> Literal["py", "zip"]:
+def check_bot_file(filename: str, content: bytes) -> FileKind:
     """Validate an upload and say what kind of bot it is; BotFileError otherwise."""
     return bundle_check(filename, content).kind
 
 
 def unpack_bot(ref: BotRef, cache_dir: Path) -> Path:
     """The bot's folder, `cache_dir/<sha256>/` with `main.py`, unpacked once and read-only."""
+    return unpack_bundle(ref, cache_dir)[0]
+
+
+def unpack_bundle(ref: BotRef, cache_dir: Path) -> tuple[Path, Bundle]:
+    """The bot's folder (`cache_dir/<sha256>/`, unpacked once and read-only) and what
+    the check found in it: its language, entry point and build."""
     if ref.kind == "builtin":
         raise ValueError(f"built-in bot {ref.name!r} has no files to unpack")
     content = ref.content()  # checks the bytes against ref.sha256
@@ -43,8 +48,8 @@ def unpack_bot(ref: BotRef, cache_dir: Path) -> Path:
     if bundle.kind != ref.kind:
         raise BotFileError("wrong_type", f"{ref.name}: sent as {ref.kind}, but is a {bundle.kind}")
     target = cache_dir / ref.sha256
-    if (target / ENTRY_POINT).is_file():
-        return target
+    if (target / bundle.entry).is_file():
+        return target, bundle
     cache_dir.mkdir(parents=True, exist_ok=True)
     files = bundle.files
     staging = Path(tempfile.mkdtemp(prefix=f".{ref.sha256[:16]}-", dir=cache_dir))
@@ -53,10 +58,10 @@ def unpack_bot(ref: BotRef, cache_dir: Path) -> Path:
         os.rename(staging, target)
     except OSError:
         _remove_tree(staging)
-        if not (target / ENTRY_POINT).is_file():
+        if not (target / bundle.entry).is_file():
             raise
         # Another worker unpacked the same bot first; its copy is identical.
-    return target
+    return target, bundle
 
 
 def _write_tree(root: Path, files: dict[PurePosixPath, bytes]) -> None:

@@ -1,10 +1,13 @@
 """A submitted bot's files: the one check the platform's upload and the runner both run.
 
-A bot is one Python file or a zip archive with `main.py` at its root. `bundle_check`
+A bot is one source file (its language by its suffix: `runtimes.EXTENSIONS`) or a zip
+archive with `main.py` or a manifest (`bot.json`, `heights_runner.manifest`) at its
+root. `bundle_check`
 either refuses the upload with a `BundleError` naming the rule or limit it broke (and
 the limit's value), or returns exactly the files the runner will write: whatever it
 accepts, `heights_runner.botfiles.unpack_bot` can unpack. Nothing here runs the bot's
-code (Python files are only compiled) or touches the file system. Archives are read
+code (Python files are only compiled; other languages are built later, in the sandbox,
+by `heights_runner.builds`) or touches the file system. Archives are read
 entry by entry, never extracted, and only names that are canonical, portable and short
 enough for any file system are accepted.
 
@@ -20,7 +23,18 @@ import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Literal, cast
+
+from heights_runner.bundle_error import BundleError as BundleError  # noqa: PLC0414 - re-exported
+from heights_runner.manifest import default_build, parse_manifest
+from heights_runner.runtimes import (
+    EXTENSIONS,
+    MANIFEST,
+    RUNTIMES_BY_EXTENSION,
+    RUNTIMES_BY_LANGUAGE,
+    Runtime,
+    main_class,
+)
 
 ENTRY_POINT = "main.py"
 MAX_BOT_BYTES = 1_000_000  # the uploaded file or zip archive, compressed
@@ -58,39 +72,25 @@ _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 
 _FILES_ONLY: dict[str, str] = {"limit": "entry_type", "value": "regular files and folders"}
 
-BundleKind = Literal["py", "zip"]
-
-
-class BundleError(ValueError):
-    """A submitted file we will not accept.
-
-    `code` is stable (the API's `details.reason`); `limit` and `value` name the limit of
-    `BUNDLE_LIMITS` (or the naming rule) that was broken and what it allows; `entry` is
-    the archive entry at fault, if any. The message says all of it in words.
-    """
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        *,
-        limit: str | None = None,
-        value: int | str | None = None,
-        entry: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.limit = limit
-        self.value = value
-        self.entry = entry
+# A single file's kind is its suffix; an archive is "zip" whatever its language.
+BundleKind = Literal["py", "js", "java", "cpp", "rs", "zip"]
+_TYPES = f"{', '.join(EXTENSIONS)} or .zip"
 
 
 @dataclass(frozen=True)
 class Bundle:
-    """An accepted bot: its kind and the files to write, by path relative to its folder."""
+    """An accepted bot: its kind, the files to write (by path relative to its folder),
+    its language, its entry point and, for a compiled language, its build's argv."""
 
     kind: BundleKind
     files: dict[PurePosixPath, bytes] = field(repr=False)
+    language: str = "python"
+    entry: PurePosixPath = field(default_factory=lambda: PurePosixPath(ENTRY_POINT))
+    build: tuple[str, ...] = ()
+
+    @property
+    def runtime(self) -> Runtime:
+        return RUNTIMES_BY_LANGUAGE[self.language]
 
 
 def _over(code: str, limit: str, what: str, entry: str | None = None) -> BundleError:
@@ -112,17 +112,53 @@ def bundle_check(filename: str, content: bytes) -> Bundle:
     if len(content) > MAX_BOT_BYTES:
         raise _over("too_large", "upload_bytes", f"{filename}: {len(content)} bytes")
     suffix = PurePosixPath(filename).suffix.lower()
-    if suffix == ".py":
-        _compile(content, filename)
-        return Bundle("py", {PurePosixPath(ENTRY_POINT): content})
+    if suffix in RUNTIMES_BY_EXTENSION:
+        return _single_file(filename, content, RUNTIMES_BY_EXTENSION[suffix])
     if suffix == ".zip":
-        return Bundle("zip", _check_archive(content))
+        return _check_archive(content)
     raise BundleError(
         "wrong_type",
-        f"{filename}: expected a .py file or a .zip archive",
+        f"{filename}: expected a source file ({', '.join(EXTENSIONS)}) or a .zip archive",
         limit="type",
-        value=".py or .zip",
+        value=_TYPES,
     )
+
+
+def _single_file(filename: str, content: bytes, runtime: Runtime) -> Bundle:
+    """One source file, stored as the language's entry point; a Java file keeps its
+    name, which its public class must match."""
+    entry = PurePosixPath(runtime.entry)
+    if runtime.language == "java":
+        entry = PurePosixPath(PurePosixPath(filename).stem + ".java")
+        if not main_class(str(entry)).isidentifier():
+            raise BundleError(
+                "bad_name",
+                f"{filename}: a Java file is named after its public class",
+                limit="java_class",
+                value="a Java identifier followed by .java, e.g. Main.java",
+            )
+    _check_source(content, filename, runtime)
+    kind = cast(BundleKind, runtime.extension[1:])
+    bundle = Bundle(kind, {entry: content}, runtime.language, entry)
+    return _with_build(bundle)
+
+
+def _with_build(bundle: Bundle) -> Bundle:
+    if not bundle.runtime.compiled or bundle.build:
+        return bundle
+    build = default_build(bundle.runtime, bundle.entry)
+    return Bundle(bundle.kind, bundle.files, bundle.language, bundle.entry, build)
+
+
+def _check_source(source: bytes, name: str, runtime: Runtime) -> None:
+    """Python compiles here; other languages only need to be UTF-8 text until built."""
+    if runtime.language == "python":
+        _compile(source, name)
+        return
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BundleError("not_utf8", f"{name}: not UTF-8 text ({exc.reason})") from None
 
 
 def _check_upload_name(filename: str) -> None:
@@ -285,13 +321,26 @@ def _read(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     return data
 
 
-def _check_archive(content: bytes) -> dict[PurePosixPath, bytes]:
+def _check_archive(content: bytes) -> Bundle:
     with _open_zip(content) as archive:
         files = {path: _read(archive, info) for path, info in _entries(archive).items()}
+    manifest = files.get(PurePosixPath(MANIFEST))
+    if manifest is not None:
+        parsed = parse_manifest(manifest)
+        source = files.get(parsed.entry)
+        if source is None:
+            raise BundleError(
+                "no_entry_point", f"{MANIFEST} names the entry {str(parsed.entry)!r}: not a file"
+            )
+        _check_source(source, str(parsed.entry), parsed.runtime)
+        bundle = Bundle("zip", files, parsed.runtime.language, parsed.entry, parsed.build)
+        return _with_build(bundle)
     main = files.get(PurePosixPath(ENTRY_POINT))
     if main is None:
-        nested = sorted(str(p) for p in files if p.name == ENTRY_POINT)
+        nested = sorted(str(p) for p in files if p.name in (ENTRY_POINT, MANIFEST))
         hint = f" (found {nested[0]}: zip the folder's contents, not the folder)" if nested else ""
-        raise BundleError("no_entry_point", f"no {ENTRY_POINT} at the archive's root{hint}")
+        raise BundleError(
+            "no_entry_point", f"no {ENTRY_POINT} or {MANIFEST} at the archive's root{hint}"
+        )
     _compile(main, ENTRY_POINT)
-    return files
+    return Bundle("zip", files)

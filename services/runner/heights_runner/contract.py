@@ -28,6 +28,10 @@ from heights_runner.bundle import Bundle as Bundle  # noqa: PLC0414
 from heights_runner.bundle import BundleError as BundleError  # noqa: PLC0414
 from heights_runner.bundle import bundle_check as bundle_check  # noqa: PLC0414
 
+# The languages bots may be written in (served by the platform's `GET /api/v1/runtimes/`).
+from heights_runner.runtimes import RUNTIMES as RUNTIMES  # noqa: PLC0414
+from heights_runner.runtimes import runtimes_document as runtimes_document  # noqa: PLC0414
+
 # Celery task names and queues: matches are long, results and qualification short.
 TASK_PLAY_MATCH = "heights_runner.play_match"
 TASK_RECORD_RESULT = "heights_platform.record_match_result"
@@ -38,7 +42,9 @@ QUEUE_RESULTS = "results"
 
 BUILTIN_BOTS = ("random", "greedy", "search")
 
-BotKind = Literal["builtin", "py", "zip"]
+# A submitted single file's kind is its suffix (its language); an archive is "zip".
+BotKind = Literal["builtin", "py", "js", "java", "cpp", "rs", "zip"]
+FileKind = Literal["py", "js", "java", "cpp", "rs", "zip"]
 ForfeitReason = Literal[
     "start_timeout",  # no `ready` within the start limit
     "timeout",  # a move past its limit with the time bank spent, or the game budget
@@ -48,6 +54,7 @@ ForfeitReason = Literal[
     "flood",  # too much output on stdout or stderr
     "memory",  # killed for memory
     "sandbox",  # the sandbox refused to start the bot
+    "build",  # a compiled bot's build failed (or overran its limits)
 ]
 FORFEIT_REASONS: tuple[str, ...] = (
     "start_timeout",
@@ -58,12 +65,14 @@ FORFEIT_REASONS: tuple[str, ...] = (
     "flood",
     "memory",
     "sandbox",
+    "build",
 )
 
 
 @dataclass(frozen=True, slots=True)
 class BotRef:
-    """A bot: a built-in by name, or a submitted file (`py`) or archive (`zip`)."""
+    """A bot: a built-in by name, or a submitted source file (its kind is its suffix:
+    `py`, `js`, `java`, `cpp`, `rs`) or archive (`zip`)."""
 
     kind: BotKind
     name: str  # built-in name, or the file name as uploaded
@@ -77,7 +86,7 @@ class BotRef:
         return cls("builtin", name)
 
     @classmethod
-    def from_bytes(cls, kind: Literal["py", "zip"], name: str, content: bytes) -> BotRef:
+    def from_bytes(cls, kind: FileKind, name: str, content: bytes) -> BotRef:
         return cls(
             kind,
             name,

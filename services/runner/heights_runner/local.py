@@ -8,6 +8,8 @@ seed is played once per rotation of the seats.
 from __future__ import annotations
 
 import hashlib
+import io
+import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -28,19 +30,41 @@ from heights_runner.engines import Engine, LocalEngine
 from heights_runner.launch import LaunchPolicy
 from heights_runner.match import play_match
 
+# Not part of a bot: what builds and editors leave in its folder.
+_LEFTOVERS = frozenset({"__pycache__", "target", "build", "node_modules"})
+
 
 def seat_for(arg: str) -> SeatSpec:
-    """A built-in by name, or a .py file / .zip archive path (validated like an upload)."""
+    """A built-in by name, a source file or .zip archive, or a bot's folder (zipped as an
+    upload of it would be); validated like an upload."""
     if arg in BUILTIN_BOTS:
         return SeatSpec(arg, BotRef.builtin(arg), trusted=True)
     path = Path(arg)
-    if not path.is_file():
+    if path.is_dir():
+        name, content = f"{path.resolve().name}.zip", zip_folder(path)
+    elif path.is_file():
+        name, content = path.name, path.read_bytes()
+    else:
         raise ValueError(
-            f"{arg!r} is neither a built-in bot ({', '.join(BUILTIN_BOTS)}) nor a file"
+            f"{arg!r} is neither a built-in bot ({', '.join(BUILTIN_BOTS)}) nor a file or folder"
         )
-    content = path.read_bytes()
-    kind = check_bot_file(path.name, content)
-    return SeatSpec(path.stem, BotRef.from_bytes(kind, path.name, content))
+    kind = check_bot_file(name, content)
+    return SeatSpec(Path(name).stem, BotRef.from_bytes(kind, name, content))
+
+
+def zip_folder(folder: Path) -> bytes:
+    """A bot's folder as the zip its author would upload: every file but hidden ones and
+    build leftovers, in name order, with fixed dates (the same folder, the same bytes)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            rel = path.relative_to(folder)
+            if not path.is_file() or any(p.startswith(".") or p in _LEFTOVERS for p in rel.parts):
+                continue
+            info = zipfile.ZipInfo(rel.as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
 
 
 def derived_seed(seed: int, index: int) -> int:

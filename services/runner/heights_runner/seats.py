@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from heights_bots.bot import Bot, make_bot, seat_seed
 from heights_rules import from_infoset
 from heights_runner import protocol, sandbox
+from heights_runner.builds import BuildFailedError
 from heights_runner.contract import Forfeit, MatchSpec, TimeLimits
 from heights_runner.engines import Turn
 from heights_runner.launch import LaunchPolicy, start_seat
@@ -82,6 +83,11 @@ class Seat:
         except ValueError as err:
             # The bot's files failed validation (botfiles.BotFileError): the bot's fault.
             self._fail("sandbox", str(err), 0)
+        except BuildFailedError as err:
+            # The build's output is the owner's log; its first error is quoted, as a
+            # crashed bot's last stderr line is.
+            self.stderr = f"[build output, its last {len(err.output)} characters]\n{err.output}"
+            self._fail(err.reason, f"{err}; output: {err.headline()}", 0)
         except sandbox.BotFault as err:
             self._fail(err.reason, self._fault_detail(err), 0)
 

@@ -57,8 +57,17 @@ def _covers(hidden: str, binds: Sequence[tuple[str, str]]) -> bool:
     )
 
 
-def system_args() -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr"]
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def system_args(usr: Sequence[str] | None = None) -> list[str]:
+    """The system, read-only: all of /usr, or only the paths in `usr` (a runtime's own:
+    `toolchains`), and the top-level links and loader files every program needs."""
+    if usr is None:
+        args = ["--ro-bind", "/usr", "/usr"]
+    else:
+        args = [arg for path in dict.fromkeys(usr) for arg in ("--ro-bind", path, path)]
     for name in _TOP_DIRS:
         path = Path("/") / name
         if path.is_symlink():
@@ -81,6 +90,8 @@ def command(
     env: Mapping[str, str],
     seccomp_fd: int | None,
     hidden: Sequence[str] = (),
+    rw_binds: Sequence[tuple[str, str]] = (),
+    usr: Sequence[str] | None = None,
 ) -> list[str]:
     args = [
         bwrap,
@@ -100,15 +111,19 @@ def command(
     ]
     for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
-    args += system_args()
+    args += system_args(usr)
     # The private /tmp comes before the read-only binds: when the runner's files live
     # under the host's /tmp (a checkout or a cache there), a later tmpfs would hide them.
     args += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for host, inside in ro_binds:
         args += ["--ro-bind", host, inside]
-    # An empty read-only tmpfs over each: what was installed there is not there.
+    for host, inside in rw_binds:  # a build's output folder, nothing else
+        args += ["--bind", host, inside]
+    # An empty read-only tmpfs over each that something bound shows: what was installed
+    # there is not there (elsewhere it is not there anyway; a tmpfs would only add folders).
+    shown = [inside for _, inside in ro_binds] + list(["/usr"] if usr is None else usr)
     for path in hidden:
-        if _covers(path, ro_binds):
+        if _inside(path, shown) and _covers(path, ro_binds):
             args += ["--tmpfs", path, "--remount-ro", path]
     args += ["--proc", "/proc", "--dev", "/dev"]
     for name in _PROC_COVER:

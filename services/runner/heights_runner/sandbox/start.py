@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import signal
 import stat
 import subprocess
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from heights_runner.sandbox import bwrap, cgroups, seccomp
@@ -81,6 +83,17 @@ def _to_host(value: str, binds: Sequence[tuple[str, str]]) -> str:
     return ":".join(parts)
 
 
+@dataclass(frozen=True, slots=True)
+class Mounts:
+    """What a process sees besides the system's libraries: `usr` (host paths under /usr
+    and elsewhere, bound read-only where they are; None: all of /usr), `ro_binds` and
+    `rw_binds` (host, inside) pairs. A runtime's `Mounts` come from `toolchains`."""
+
+    ro_binds: Sequence[tuple[str, str]] = ()
+    rw_binds: Sequence[tuple[str, str]] = ()
+    usr: Sequence[str] | None = None
+
+
 def start_bot(
     workdir: Path,
     argv: Sequence[str],
@@ -90,31 +103,18 @@ def start_bot(
     env: Mapping[str, str] = {},
     trusted: bool = False,
     allow_unsandboxed: bool = False,
+    mounts: Mounts | None = None,
 ) -> BotProcess:
     """Start a bot with `workdir` at /bot (cwd) and only `env` as its environment."""
-    caps = probe()
-    if not caps.contains_untrusted and not (trusted or allow_unsandboxed):
-        why = "; ".join(caps.reasons)
-        raise SandboxUnavailable(f"an untrusted bot needs bubblewrap and seccomp: {why}")
-    workdir = Path(workdir).resolve()
-    try:
-        cgroup = BotCgroup.create(
-            cgroups.settings(
-                limits.memory_bytes if caps.cgroup_memory else None,
-                limits.processes if caps.cgroup_pids else None,
-                limits.cpu_cores if caps.cgroup_cpu else None,
-            )
-        )
-    except OSError as exc:
-        raise SandboxUnavailable(f"cannot create the bot's cgroups: {exc}") from exc
-    launch = _Launch(
-        workdir=workdir,
+    mounts = mounts or Mounts()
+    mounts = Mounts([*mounts.ro_binds, *ro_binds], mounts.rw_binds, mounts.usr)
+    caps, cgroup, launch = _prepare(
+        workdir,
         argv=argv,
         limits=limits,
-        ro_binds=ro_binds,
+        mounts=mounts,
         env=env,
-        rlimits=_rlimits(limits, caps.cgroup_memory, caps.cgroup_pids),
-        procs_paths=cgroup.procs_paths(),
+        may_run_bare=trusted or allow_unsandboxed,
     )
     try:
         popen = _start_bwrap(caps, launch) if caps.bwrap else _start_bare(caps, launch)
@@ -127,15 +127,52 @@ def start_bot(
     return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap)
 
 
+def _prepare(
+    workdir: Path,
+    *,
+    argv: Sequence[str],
+    limits: Limits,
+    mounts: Mounts,
+    env: Mapping[str, str],
+    may_run_bare: bool,
+) -> tuple[Capabilities, BotCgroup, _Launch]:
+    """Refuse what cannot be contained here; else the process's cgroups and launch."""
+    caps = probe()
+    if not caps.contains_untrusted and not may_run_bare:
+        why = "; ".join(caps.reasons)
+        raise SandboxUnavailable(f"an untrusted bot needs bubblewrap and seccomp: {why}")
+    try:
+        cgroup = BotCgroup.create(
+            cgroups.settings(
+                limits.memory_bytes if caps.cgroup_memory else None,
+                limits.processes if caps.cgroup_pids else None,
+                limits.cpu_cores if caps.cgroup_cpu else None,
+            )
+        )
+    except OSError as exc:
+        raise SandboxUnavailable(f"cannot create the bot's cgroups: {exc}") from exc
+    launch = _Launch(
+        workdir=Path(workdir).resolve(),
+        argv=argv,
+        limits=limits,
+        mounts=mounts,
+        env=env,
+        rlimits=_rlimits(limits, caps.cgroup_memory, caps.cgroup_pids),
+        procs_paths=cgroup.procs_paths(),
+    )
+    return caps, cgroup, launch
+
+
 @dataclass(frozen=True, slots=True)
 class _Launch:
     workdir: Path
     argv: Sequence[str]
     limits: Limits
-    ro_binds: Sequence[tuple[str, str]]
+    mounts: Mounts
     env: Mapping[str, str]
     rlimits: list[tuple[int, int]]
     procs_paths: list[bytes]
+    output: int | None = None  # a file for stdout and stderr both (a one-shot run), or pipes
 
 
 def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]:
@@ -147,14 +184,18 @@ def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]
             launch.workdir,
             launch.argv,
             limits=launch.limits,
-            ro_binds=launch.ro_binds,
+            ro_binds=launch.mounts.ro_binds,
+            rw_binds=launch.mounts.rw_binds,
+            usr=launch.mounts.usr,
             env=launch.env,
             seccomp_fd=seccomp_fd,
             hidden=bwrap.python_site_dirs(),
         )
         # bwrap gets no environment of its own either: --clearenv and --setenv build the bot's.
         preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=False, installer=None)
-        return _popen(cmd, {}, None, preexec, seccomp_fd)
+        return _popen(
+            cmd, env={}, cwd=None, preexec=preexec, pass_fd=seccomp_fd, output=launch.output
+        )
     finally:
         if seccomp_fd is not None:
             os.close(seccomp_fd)
@@ -162,32 +203,88 @@ def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]
 
 def _start_bare(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]:
     """No bubblewrap: rlimits, cgroups, seccomp and, as root, the "nobody" user if it can."""
-    binds = [*launch.ro_binds, (str(launch.workdir), bwrap.BOT_DIR)]
+    mounts = launch.mounts
+    binds = [*mounts.ro_binds, *mounts.rw_binds, (str(launch.workdir), bwrap.BOT_DIR)]
     cmd = [_to_host(arg, binds) for arg in launch.argv]
     env = {key: _to_host(value, binds) for key, value in launch.env.items()}
-    # "nobody" must be able to reach the interpreter and the bot (not so under a 0700 /root).
+    # "nobody" must be able to reach the interpreter and the bot (not so under a 0700 /root),
+    # and write where a build writes.
     reachable = all(map(_reachable_by_others, [cmd[0], str(launch.workdir)]))
-    drop = os.geteuid() == 0 and reachable
+    drop = os.geteuid() == 0 and reachable and not mounts.rw_binds
     installer = seccomp.Installer() if caps.seccomp else None
     preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=drop, installer=installer)
-    return _popen(cmd, env, launch.workdir, preexec, None)
+    return _popen(
+        cmd, env=env, cwd=launch.workdir, preexec=preexec, pass_fd=None, output=launch.output
+    )
 
 
 def _popen(
     cmd: list[str],
+    *,
     env: dict[str, str],
     cwd: Path | None,
     preexec: Callable[[], None],
     pass_fd: int | None,
+    output: int | None,
 ) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         cmd,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE if output is None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE if output is None else output,
+        stderr=subprocess.PIPE if output is None else output,
         env=env,
         cwd=cwd,
         preexec_fn=preexec,  # noqa: PLW1509 - cgroup join and rlimits must precede exec
         start_new_session=True,
         pass_fds=() if pass_fd is None else (pass_fd,),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class OneShot:
+    """How a one-shot run (a build) ended: its status (None: killed at its deadline),
+    the end of its output, and whether the memory limit killed it."""
+
+    returncode: int | None
+    output: str
+    oom: bool
+
+
+def run_once(
+    workdir: Path,
+    argv: Sequence[str],
+    *,
+    limits: Limits,
+    mounts: Mounts,
+    env: Mapping[str, str],
+    timeout_s: float,
+    output_bytes: int,
+    allow_unsandboxed: bool = False,
+) -> OneShot:
+    """Run `argv` in the sandbox to its end (or `timeout_s`), stdout and stderr together
+    into a file (RLIMIT_FSIZE bounds it); the last `output_bytes` of it are returned."""
+    caps, cgroup, launch = _prepare(
+        workdir, argv=argv, limits=limits, mounts=mounts, env=env, may_run_bare=allow_unsandboxed
+    )
+    with tempfile.TemporaryFile() as out:
+        launch = replace(launch, output=out.fileno())
+        try:
+            popen = _start_bwrap(caps, launch) if caps.bwrap else _start_bare(caps, launch)
+        except (OSError, subprocess.SubprocessError) as exc:
+            cgroup.remove()
+            raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from exc
+        try:
+            code: int | None = popen.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(popen.pid, signal.SIGKILL)
+            cgroup.kill_all()
+            popen.wait()
+            oom = cgroup.oom_killed()
+            cgroup.remove()
+        size = out.seek(0, os.SEEK_END)
+        out.seek(max(0, size - output_bytes))
+        text = out.read().decode("utf-8", errors="replace")
+    return OneShot(code, text, oom)

@@ -1,0 +1,126 @@
+"""Building a compiled bot in the sandbox, once per content hash.
+
+The build runs the bundle's build command (the manifest's, or the language's default)
+in the bot's folder, read-only at /bot, with only `/build` writable and only the
+compiler's files mounted, under BUILD_LIMITS (wall and CPU time, memory, processes,
+file size). What it leaves in /build is the artefact: made read-only and kept in the
+runner's bot cache as `<sha256>.build/`, so a bot is built once per runner, not per
+match. A build that fails, overruns or produces nothing is the bot's fault
+(`BuildFailedError`, forfeit reason `build`), and its output's end goes to the owner's
+log; a runner that lacks the compiler is this machine's fault.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from heights_runner import sandbox
+from heights_runner.bundle import Bundle
+from heights_runner.runtimes import BUILD_DIR, BUILD_LIMITS
+from heights_runner.sandbox.start import Mounts, run_once
+from heights_runner.sandbox.toolchains import SYSTEM_PATH, build_toolchain
+
+_MIB = 2**20
+
+
+class BuildFailedError(sandbox.BotFault):
+    """The bot's build failed: `output` is the end of what it printed (the owner's log)."""
+
+    reason = "build"
+
+    def __init__(self, message: str, output: str) -> None:
+        super().__init__(message)
+        self.output = output
+
+    def headline(self, chars: int = 160) -> str:
+        """The output's first error line (compilers explain below it), else its last line."""
+        lines = [line.strip() for line in self.output.splitlines() if line.strip()]
+        errors = [line for line in lines if "error" in line.lower()]
+        return (errors or lines or [""])[0 if errors else -1][:chars]
+
+
+def build_limits() -> sandbox.Limits:
+    limits = BUILD_LIMITS
+    return sandbox.Limits(
+        cpu_seconds=limits.seconds,
+        memory_bytes=limits.memory_mib * _MIB,
+        processes=limits.processes,
+        open_files=256,
+        file_bytes=limits.artefact_mib * _MIB,
+        tmp_bytes=limits.tmp_mib * _MIB,
+    )
+
+
+def built(bundle: Bundle, workdir: Path, sha256: str, allow_unsandboxed: bool = False) -> Path:
+    """The bot's artefact folder (`<workdir>.build`), built now unless it already is."""
+    target = workdir.with_name(f"{sha256}.build")
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=f".{sha256[:16]}-build-", dir=workdir.parent))
+    try:
+        staging.chmod(0o777)  # the sandbox user writes here (as root's, or the runner's, uid)
+        _run(bundle, workdir, staging, allow_unsandboxed)
+        _seal(staging)
+        os.rename(staging, target)
+    except OSError:
+        _discard(staging)
+        if not target.is_dir():
+            raise
+        # Another worker built the same bot first; its artefact is the same.
+    except BaseException:
+        _discard(staging)
+        raise
+    return target
+
+
+def _run(bundle: Bundle, workdir: Path, staging: Path, allow_unsandboxed: bool) -> None:
+    tools = build_toolchain(bundle.runtime)
+    argv = list(bundle.build)
+    argv[0] = tools.programs.get(argv[0], argv[0])  # the host's g++, rustc, javac …
+    done = run_once(
+        workdir,
+        argv,
+        limits=build_limits(),
+        mounts=Mounts(tools.ro_binds, [(str(staging), BUILD_DIR)], tools.usr),
+        # LANG=C: plain ASCII quotes in compilers' messages (sources are read as UTF-8).
+        env={"PATH": SYSTEM_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C"},
+        timeout_s=BUILD_LIMITS.seconds,
+        output_bytes=BUILD_LIMITS.log_kib * 1024,
+        allow_unsandboxed=allow_unsandboxed,
+    )
+    command = " ".join(bundle.build)
+    if done.returncode is None:
+        why = f"took over {BUILD_LIMITS.seconds} s"
+    elif done.oom:
+        why = f"ran out of its {BUILD_LIMITS.memory_mib} MiB memory"
+    elif done.returncode != 0:
+        why = f"exited with status {done.returncode}"
+    elif not any(staging.iterdir()):
+        why = f"wrote nothing to {BUILD_DIR}"
+    else:
+        return
+    raise BuildFailedError(f"build failed: `{command[:120]}` {why}", done.output)
+
+
+def _seal(root: Path) -> None:
+    """Read-only for everyone; still readable (and programs runnable) by the bot's user.
+    os.walk never follows a link the build left; links are left as they are."""
+    for folder, _, files in os.walk(root, topdown=False):
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, (os.stat(path).st_mode & 0o555) | 0o444)
+        if not os.path.islink(folder):
+            os.chmod(folder, 0o555)
+
+
+def _discard(root: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        for folder, _, _ in os.walk(root):
+            if not os.path.islink(folder):
+                os.chmod(folder, 0o755)  # read-only folders cannot be emptied by a non-root runner
+        shutil.rmtree(root)

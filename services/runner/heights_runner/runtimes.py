@@ -1,0 +1,168 @@
+"""The languages a bot may be written in: one table, the one place for each fact.
+
+Each runtime names its Debian packages (the Makefile's `system` target and the runner's
+image install them), the version a bot can count on, the single-file suffix, the
+default entry point, how a compiled bot is built and how a bot is started, and the
+limits that differ from the sandbox's defaults. `GET /api/v1/runtimes/` serves
+`runtimes_document()`, and docs/bot-protocol.md's table is checked against it.
+
+Pure data: the platform imports it (a public contract module, like `contract`); which
+host files each runtime needs is the sandbox's business (`sandbox/toolchains.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+# A manifest names the language, the entry point and (compiled languages) the build.
+MANIFEST = "bot.json"
+MANIFEST_BYTES = 4096
+BUILD_COMMAND_CHARS = 500
+# Where a build writes its artefact, and where the bot finds it at run time (read-only).
+BUILD_DIR = "/build"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildLimits:
+    """A compiled bot's build: wall and CPU seconds, memory, processes, output kept."""
+
+    seconds: int = 60
+    memory_mib: int = 1024
+    processes: int = 64  # compilers fork (g++: cc1plus, as, ld) and the JVM's threads count
+    tmp_mib: int = 64
+    artefact_mib: int = 64  # RLIMIT_FSIZE: the largest file the build may write
+    log_kib: int = 64  # the end of the build's output kept for the owner
+
+
+BUILD_LIMITS = BuildLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    language: str  # the manifest's `language` and the API's key
+    title: str
+    extension: str  # a single uploaded file with this suffix is a bot in this language
+    version: str  # what a bot can count on (Debian 12's package, or the runner's Python)
+    packages: tuple[str, ...]  # Debian packages that provide it
+    entry: str  # a single file is stored under this name; an archive's default entry
+    build: str  # default build command ({entry}); "" when nothing is compiled
+    run: tuple[str, ...]  # how the bot starts ({entry}, {main_class}); paths in the sandbox
+    processes: int = 16  # threads count: the sandbox's pids limit for this runtime
+    notes: str = ""
+
+    @property
+    def compiled(self) -> bool:
+        return bool(self.build)
+
+
+RUNTIMES: tuple[Runtime, ...] = (
+    Runtime(
+        language="python",
+        title="Python",
+        extension=".py",
+        version="CPython 3.11 (the runner's interpreter)",
+        packages=(),
+        entry="main.py",
+        build="",
+        run=("python3", "-u", "/bot/{entry}"),
+        notes="standard library, heights_sdk and the packages of requirements/bot-python.txt",
+    ),
+    Runtime(
+        language="javascript",
+        title="JavaScript (Node.js)",
+        extension=".js",
+        version="Node.js 18 or later (Debian 12: nodejs 18.20)",
+        packages=("nodejs",),
+        entry="main.js",
+        build="",
+        run=("node", "--max-old-space-size=256", "--v8-pool-size=1", "/bot/{entry}"),
+        processes=32,
+        notes="Node's built-in modules only (CommonJS or ES modules)",
+    ),
+    Runtime(
+        language="java",
+        title="Java",
+        extension=".java",
+        version="OpenJDK 17 (Debian 12: openjdk-17-jdk-headless)",
+        packages=("openjdk-17-jdk-headless",),
+        entry="Main.java",
+        build=f"javac -encoding UTF-8 -d {BUILD_DIR} -sourcepath /bot {{entry}}",
+        run=(
+            "java",
+            "-Xmx256m",
+            "-Xss1m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:ActiveProcessorCount=1",
+            "-XX:-UsePerfData",
+            "-XX:ReservedCodeCacheSize=32m",
+            "-XX:CompressedClassSpaceSize=64m",
+            "-cp",
+            BUILD_DIR,
+            "{main_class}",
+        ),
+        processes=32,  # the JVM's own threads (VM, GC, compiler, finalizer, signals)
+        notes="the Java SE library; a single file's public class must match its file name",
+    ),
+    Runtime(
+        language="cpp",
+        title="C++",
+        extension=".cpp",
+        version="GCC 12 (Debian 12: g++ 12.2), C++17",
+        packages=("g++",),
+        entry="main.cpp",
+        build=f"g++ -std=c++17 -O2 -pipe -o {BUILD_DIR}/bot {{entry}}",
+        run=(f"{BUILD_DIR}/bot",),
+        notes="the C++ standard library; a build must write the program to /build/bot",
+    ),
+    Runtime(
+        language="rust",
+        title="Rust",
+        extension=".rs",
+        version="rustc 1.63 (Debian 12: rustc 1.63), edition 2021",
+        packages=("rustc",),
+        entry="main.rs",
+        build=f"rustc --edition 2021 -C opt-level=2 -o {BUILD_DIR}/bot {{entry}}",
+        run=(f"{BUILD_DIR}/bot",),
+        notes="the standard library only (no crates); a build must write /build/bot",
+    ),
+)
+RUNTIMES_BY_LANGUAGE: dict[str, Runtime] = {r.language: r for r in RUNTIMES}
+RUNTIMES_BY_EXTENSION: dict[str, Runtime] = {r.extension: r for r in RUNTIMES}
+LANGUAGES: tuple[str, ...] = tuple(RUNTIMES_BY_LANGUAGE)
+EXTENSIONS: tuple[str, ...] = tuple(RUNTIMES_BY_EXTENSION)
+
+
+def main_class(entry: str) -> str:
+    """A Java entry file's class: `bots/Main.java` is `bots.Main`."""
+    return entry.removesuffix(".java").replace("/", ".")
+
+
+def runtimes_document() -> dict[str, Any]:
+    """Every runtime with its limits, as `GET /api/v1/runtimes/` serves it: a bot's own
+    limits (the sandbox's defaults; `processes` is the runtime's), its time limits, and
+    a compiled bot's build limits."""
+    from heights_runner.contract import TimeLimits
+    from heights_runner.sandbox.limits import Limits
+
+    bot = Limits()
+    time = TimeLimits()
+    return {
+        "runtimes": [
+            asdict(r) | {"compiled": r.compiled, "run": list(r.run), "packages": list(r.packages)}
+            for r in RUNTIMES
+        ],
+        "manifest": MANIFEST,
+        "limits": {
+            "memory_mib": bot.memory_bytes // 2**20,
+            "cpu_seconds": bot.cpu_seconds,
+            "tmp_mib": bot.tmp_bytes // 2**20,
+            "open_files": bot.open_files,
+            "move_ms": time.move_ms,
+            "bank_ms": time.bank_ms,
+            "start_ms": time.start_ms,
+            "game_ms": time.game_ms,
+        },
+        "build_limits": asdict(BUILD_LIMITS),
+    }

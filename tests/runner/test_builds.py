@@ -1,0 +1,100 @@
+"""A build's sandbox (sandbox.run_once): killed at its deadline, its output bounded and
+kept, only /build writable, nothing left behind; a build is cached by content hash."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from heights_runner.builds import BuildFailedError, build_limits, built
+from heights_runner.bundle import bundle_check
+from heights_runner.runtimes import BUILD_DIR, BUILD_LIMITS
+from heights_runner.sandbox import probe, python_binds
+from heights_runner.sandbox.start import Mounts, OneShot, run_once
+from heights_runner.sandbox.toolchains import ToolchainMissingError, build_toolchain
+
+pytestmark = pytest.mark.skipif(not probe().contains_untrusted, reason="no bubblewrap+seccomp")
+
+
+def _python_once(tmp_path: Path, code: str, timeout_s: float, output_bytes: int = 4096) -> OneShot:
+    exe, binds = python_binds()
+    out = tmp_path / "out"
+    out.mkdir(mode=0o777, exist_ok=True)
+    out.chmod(0o777)
+    return run_once(
+        tmp_path,
+        [exe, "-S", "-c", code],
+        limits=build_limits(),
+        mounts=Mounts(binds, [(str(out), BUILD_DIR)], None),
+        env={},
+        timeout_s=timeout_s,
+        output_bytes=output_bytes,
+    )
+
+
+def test_a_one_shot_run_that_overruns_is_killed_and_leaves_nothing(tmp_path: Path) -> None:
+    marker = "heights-build-overrun-4711"
+    done = _python_once(
+        tmp_path,
+        f"import sys, time; print('started', flush=True); time.sleep(600)  # {marker}",
+        timeout_s=1.0,
+    )
+    assert done.returncode is None
+    assert done.output == "started\n"
+    survivors = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                survivors.append(pid)
+        except OSError:
+            continue
+    assert survivors == []
+
+
+def test_a_one_shot_run_keeps_the_end_of_its_output_and_writes_only_to_build(
+    tmp_path: Path,
+) -> None:
+    code = (
+        "import sys\n"
+        "for i in range(2000): print(f'line {i}')\n"
+        "sys.stdout.flush()\n"
+        "print('to stderr', file=sys.stderr, flush=True)\n"
+        f"open('{BUILD_DIR}/artefact', 'w').write('built')\n"
+        "try:\n    open('/bot/sneaky', 'w')\nexcept OSError as e:\n    sys.exit(3)\n"
+    )
+    done = _python_once(tmp_path, code, timeout_s=60, output_bytes=100)
+    assert done.returncode == 3
+    assert done.output.endswith("line 1999\nto stderr\n")
+    assert len(done.output.encode()) <= 100
+    assert (tmp_path / "out" / "artefact").read_text() == "built"
+    assert not (tmp_path / "sneaky").exists()
+
+
+def test_a_build_is_made_once_per_content_hash(tmp_path: Path) -> None:
+    try:
+        build_toolchain(bundle_check("a.cpp", b"").runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    bundle = bundle_check("a.cpp", b"int main() { return 0; }\n")
+    workdir = tmp_path / ("0" * 64)
+    workdir.mkdir()
+    (workdir / "main.cpp").write_bytes(bundle.files[bundle.entry])
+    artefact = built(bundle, workdir, "0" * 64)
+    assert (artefact / "bot").is_file()
+    assert os.access(artefact / "bot", os.X_OK)
+    assert oct(artefact.stat().st_mode & 0o777) == oct(0o555)  # sealed read-only
+    # The second call finds it: a build that would now fail is not run at all.
+    broken = bundle_check("a.cpp", b"this does not compile\n")
+    assert built(broken, workdir, "0" * 64) == artefact
+    other = tmp_path / ("1" * 64)
+    other.mkdir()
+    (other / "main.cpp").write_bytes(broken.files[broken.entry])
+    with pytest.raises(BuildFailedError) as failed:
+        built(broken, other, "1" * 64)
+    assert failed.value.reason == "build"
+    assert "error" in failed.value.headline()
+    assert "main.cpp:1:1: error" in failed.value.output
+    assert not list(tmp_path.glob(".*-build-*"))  # the failed build's staging is gone
+    assert BUILD_LIMITS.seconds == build_limits().cpu_seconds

@@ -1,0 +1,122 @@
+"""The starter kits (kits/<language>/): each plays a whole match through the real sandbox.
+
+Compiled kits are built in the sandbox on first use and the build is cached by content
+hash in the session's bot cache, so each compiler runs once per test session. A kit
+needs its toolchain: a test is skipped, saying which program is missing, only where the
+machine lacks it (`make system` installs them all; CI has them).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from heights_rules.replay import Replay, verify
+from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec
+from heights_runner.engines import LocalEngine
+from heights_runner.launch import LaunchPolicy
+from heights_runner.local import seat_for
+from heights_runner.match import play_match
+from heights_runner.runtimes import RUNTIMES, RUNTIMES_BY_LANGUAGE
+from heights_runner.sandbox import probe
+from heights_runner.sandbox.toolchains import ToolchainMissingError, build_toolchain, run_toolchain
+
+pytestmark = pytest.mark.skipif(not probe().contains_untrusted, reason="no bubblewrap+seccomp")
+
+KITS = Path(__file__).resolve().parents[2] / "kits"
+
+
+def _require_toolchain(language: str) -> None:
+    runtime = RUNTIMES_BY_LANGUAGE[language]
+    try:
+        run_toolchain(runtime)
+        if runtime.compiled:
+            build_toolchain(runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+
+
+@pytest.fixture(scope="session")
+def bot_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One bot cache for the session: a kit is built once, as on a runner."""
+    cache = tmp_path_factory.mktemp("bots")
+    yield cache
+    for folder, dirs, _ in os.walk(cache):
+        for name in dirs:
+            os.chmod(os.path.join(folder, name), 0o755)  # read-only builds, for pytest's cleanup
+
+
+def _play(bot: SeatSpec, cache: Path, seed: int = 11) -> MatchResult:
+    spec = MatchSpec(f"kit-{bot.name}", seed, (bot, SeatSpec("random", BotRef.builtin("random"))))
+    return play_match(spec, LocalEngine, LaunchPolicy(cache))
+
+
+def test_there_is_a_kit_for_every_runtime() -> None:
+    assert sorted(p.name for p in KITS.iterdir() if p.is_dir()) == sorted(
+        r.language for r in RUNTIMES
+    )
+
+
+@pytest.mark.parametrize("language", [r.language for r in RUNTIMES])
+def test_each_kit_plays_a_whole_match_in_the_sandbox(language: str, bot_cache: Path) -> None:
+    _require_toolchain(language)
+    seat = seat_for(str(KITS / language))  # the folder, zipped as its upload would be
+    result = _play(seat, bot_cache)
+    kit = result.seats[0]
+    assert result.status == "finished"
+    assert kit.forfeit is None, kit.forfeit
+    assert kit.moves > 50  # a whole game's decisions, every one answered by the kit
+    assert kit.log.strip().endswith("game over"), kit.log  # it was told the game ended
+    replay = Replay.from_bytes(result.replay_bytes())
+    assert verify(replay).ok
+    own_notes = [note for note in replay.debug.values() if note.startswith("random: ")]
+    assert len(own_notes) == kit.moves  # its debug notes reached the replay
+
+
+def test_a_kit_plays_the_same_game_from_the_same_seed(bot_cache: Path) -> None:
+    _require_toolchain("cpp")
+    first = _play(seat_for(str(KITS / "cpp")), bot_cache, seed=5)
+    again = _play(seat_for(str(KITS / "cpp")), bot_cache, seed=5)
+    assert first.replay_sha256 == again.replay_sha256
+
+
+def test_a_single_source_file_is_a_bot(tmp_path: Path, bot_cache: Path) -> None:
+    _require_toolchain("cpp")
+    source = (KITS / "cpp" / "main.cpp").read_text()
+    header = (KITS / "cpp" / "protocol.hpp").read_text()
+    single = tmp_path / "solo.cpp"
+    single.write_text(source.replace('#include "protocol.hpp"', header.replace("#pragma once", "")))
+    result = _play(seat_for(str(single)), bot_cache)
+    assert result.seats[0].forfeit is None, result.seats[0].forfeit
+
+
+def test_a_failed_build_is_the_bots_forfeit_and_its_output_the_owners_log(
+    tmp_path: Path, bot_cache: Path
+) -> None:
+    _require_toolchain("cpp")
+    broken = tmp_path / "broken.cpp"
+    broken.write_text("int main() { return undeclared_name; }\n")
+    result = _play(seat_for(str(broken)), bot_cache)
+    forfeit = result.seats[0].forfeit
+    assert forfeit is not None
+    assert (forfeit.reason, forfeit.step) == ("build", 0)
+    assert forfeit.detail.startswith("build failed: `g++ -std=c++17")
+    assert "exited with status 1" in forfeit.detail
+    assert "undeclared_name" in forfeit.detail  # the compiler's last words, as for a crash
+    assert "error: 'undeclared_name' was not declared" in result.seats[0].log
+    assert result.seats[1].forfeit is None  # the other seat's game went on
+
+
+def test_a_build_that_writes_no_program_is_refused(tmp_path: Path, bot_cache: Path) -> None:
+    _require_toolchain("cpp")
+    folder = tmp_path / "nothing"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("int main() {}\n")
+    (folder / "bot.json").write_text('{"language": "cpp", "build": "g++ -fsyntax-only main.cpp"}')
+    forfeit = _play(seat_for(str(folder)), bot_cache).seats[0].forfeit
+    assert forfeit is not None
+    assert forfeit.reason == "build"
+    assert "wrote nothing to /build" in forfeit.detail
