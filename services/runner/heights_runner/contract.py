@@ -29,8 +29,9 @@ from heights_runner.bundle import BundleError as BundleError  # noqa: PLC0414
 from heights_runner.bundle import bundle_check as bundle_check  # noqa: PLC0414
 
 # The languages bots may be written in (served by the platform's `GET /api/v1/runtimes/`).
+from heights_runner.runtimes import BUILD_LIMITS, MANIFEST
 from heights_runner.runtimes import RUNTIMES as RUNTIMES  # noqa: PLC0414
-from heights_runner.runtimes import runtimes_document as runtimes_document  # noqa: PLC0414
+from heights_runner.sandbox.limits import Limits
 
 # Celery task names and queues: matches are long, results and qualification short.
 TASK_PLAY_MATCH = "heights_runner.play_match"
@@ -299,3 +300,29 @@ class MatchResult:
         if hashlib.sha256(blob).hexdigest() != self.replay_sha256:
             raise ValueError(f"match {self.match_id}: replay does not match its sha256")
         return blob
+
+
+def runtimes_document() -> dict[str, Any]:
+    """Every runtime with its limits, as `GET /api/v1/runtimes/` serves it: a bot's own
+    limits (the sandbox's defaults; `processes` is the runtime's), its time limits, and
+    a compiled bot's build limits."""
+    bot = Limits()
+    time = TimeLimits()
+    return {
+        "runtimes": [
+            asdict(r) | {"compiled": r.compiled, "run": list(r.run), "packages": list(r.packages)}
+            for r in RUNTIMES
+        ],
+        "manifest": MANIFEST,
+        "limits": {
+            "memory_mib": bot.memory_bytes // 2**20,
+            "cpu_seconds": bot.cpu_seconds,
+            "tmp_mib": bot.tmp_bytes // 2**20,
+            "open_files": bot.open_files,
+            "move_ms": time.move_ms,
+            "bank_ms": time.bank_ms,
+            "start_ms": time.start_ms,
+            "game_ms": time.game_ms,
+        },
+        "build_limits": asdict(BUILD_LIMITS),
+    }

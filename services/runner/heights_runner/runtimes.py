@@ -12,8 +12,7 @@ host files each runtime needs is the sandbox's business (`sandbox/toolchains.py`
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 # A manifest names the language, the entry point and (compiled languages) the build.
 MANIFEST = "bot.json"
@@ -137,32 +136,3 @@ EXTENSIONS: tuple[str, ...] = tuple(RUNTIMES_BY_EXTENSION)
 def main_class(entry: str) -> str:
     """A Java entry file's class: `bots/Main.java` is `bots.Main`."""
     return entry.removesuffix(".java").replace("/", ".")
-
-
-def runtimes_document() -> dict[str, Any]:
-    """Every runtime with its limits, as `GET /api/v1/runtimes/` serves it: a bot's own
-    limits (the sandbox's defaults; `processes` is the runtime's), its time limits, and
-    a compiled bot's build limits."""
-    from heights_runner.contract import TimeLimits
-    from heights_runner.sandbox.limits import Limits
-
-    bot = Limits()
-    time = TimeLimits()
-    return {
-        "runtimes": [
-            asdict(r) | {"compiled": r.compiled, "run": list(r.run), "packages": list(r.packages)}
-            for r in RUNTIMES
-        ],
-        "manifest": MANIFEST,
-        "limits": {
-            "memory_mib": bot.memory_bytes // 2**20,
-            "cpu_seconds": bot.cpu_seconds,
-            "tmp_mib": bot.tmp_bytes // 2**20,
-            "open_files": bot.open_files,
-            "move_ms": time.move_ms,
-            "bank_ms": time.bank_ms,
-            "start_ms": time.start_ms,
-            "game_ms": time.game_ms,
-        },
-        "build_limits": asdict(BUILD_LIMITS),
-    }
