@@ -81,6 +81,7 @@ def command(
     env: Mapping[str, str],
     seccomp_fd: int | None,
     hidden: Sequence[str] = (),
+    status_fd: int | None = None,
 ) -> list[str]:
     args = [
         bwrap,
@@ -120,4 +121,8 @@ def command(
     args += ["--remount-ro", "/"]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
+    if status_fd is not None:
+        # How the runner tells a sandbox that failed to set itself up from a bot that
+        # crashed (sandbox/status.py).
+        args += ["--json-status-fd", str(status_fd)]
     return [*args, "--", *argv]

@@ -16,6 +16,7 @@ from heights_runner.sandbox.cgroups import BotCgroup
 from heights_runner.sandbox.limits import Limits, SandboxUnavailable
 from heights_runner.sandbox.probe import Capabilities, probe
 from heights_runner.sandbox.process import BotProcess
+from heights_runner.sandbox.status import BwrapStatus
 
 _NOBODY = 65534
 
@@ -116,15 +117,26 @@ def start_bot(
         rlimits=_rlimits(limits, caps.cgroup_memory, caps.cgroup_pids),
         procs_paths=cgroup.procs_paths(),
     )
+    status: BwrapStatus | None = None
     try:
-        popen = _start_bwrap(caps, launch) if caps.bwrap else _start_bare(caps, launch)
+        if caps.bwrap:
+            status = BwrapStatus()
+            popen = _start_bwrap(caps, launch, status)
+        else:
+            popen = _start_bare(caps, launch)
     except (OSError, subprocess.SubprocessError) as exc:
-        cgroup.remove()
+        _undo(cgroup, status)
         raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from exc
     except BaseException:
-        cgroup.remove()
+        _undo(cgroup, status)
         raise
-    return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap)
+    return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap, status=status)
+
+
+def _undo(cgroup: BotCgroup, status: BwrapStatus | None) -> None:
+    cgroup.remove()
+    if status is not None:
+        status.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +150,9 @@ class _Launch:
     procs_paths: list[bytes]
 
 
-def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]:
+def _start_bwrap(
+    caps: Capabilities, launch: _Launch, status: BwrapStatus
+) -> subprocess.Popen[bytes]:
     assert caps.bwrap_path is not None
     seccomp_fd = seccomp.filter_fd() if caps.seccomp else None
     try:
@@ -151,11 +165,14 @@ def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]
             env=launch.env,
             seccomp_fd=seccomp_fd,
             hidden=bwrap.python_site_dirs(),
+            status_fd=status.write_fd,
         )
         # bwrap gets no environment of its own either: --clearenv and --setenv build the bot's.
         preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=False, installer=None)
-        return _popen(cmd, {}, None, preexec, seccomp_fd)
+        fds = (status.write_fd,) if seccomp_fd is None else (seccomp_fd, status.write_fd)
+        return _popen(cmd, {}, None, preexec, fds)
     finally:
+        status.handed_over()
         if seccomp_fd is not None:
             os.close(seccomp_fd)
 
@@ -170,7 +187,7 @@ def _start_bare(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]:
     drop = os.geteuid() == 0 and reachable
     installer = seccomp.Installer() if caps.seccomp else None
     preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=drop, installer=installer)
-    return _popen(cmd, env, launch.workdir, preexec, None)
+    return _popen(cmd, env, launch.workdir, preexec, ())
 
 
 def _popen(
@@ -178,7 +195,7 @@ def _popen(
     env: dict[str, str],
     cwd: Path | None,
     preexec: Callable[[], None],
-    pass_fd: int | None,
+    pass_fds: tuple[int, ...],
 ) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         cmd,
@@ -189,5 +206,5 @@ def _popen(
         cwd=cwd,
         preexec_fn=preexec,  # noqa: PLW1509 - cgroup join and rlimits must precede exec
         start_new_session=True,
-        pass_fds=() if pass_fd is None else (pass_fd,),
+        pass_fds=pass_fds,
     )
