@@ -29,6 +29,7 @@ from heights_runner.sandbox import (
     python_binds,
     start_bot,
 )
+from heights_runner.sandbox.probe import _try_bwrap
 
 pytestmark = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not usable here")
 
@@ -80,6 +81,23 @@ def test_a_bot_that_ends_before_writing_a_byte_is_its_crash(case: str, tmp_path:
         bot.receive(10)
     assert fault.value.reason == "crash"
     assert how in str(fault.value)
+
+
+def test_a_bwrap_without_the_status_fd_is_reported_unusable(tmp_path: Path) -> None:
+    """bubblewrap before 0.5 has no --json-status-fd: every start would fail, so the
+    probe says so (and an untrusted bot is refused) instead."""
+    old = tmp_path / "bwrap"
+    old.write_text(
+        "#!/bin/sh\n"
+        'for arg; do [ "$arg" = --json-status-fd ] && '
+        "{ echo 'bwrap: Unknown option --json-status-fd' >&2; exit 1; }; done\n"
+        'exec /usr/bin/bwrap "$@"\n'
+    )
+    old.chmod(0o755)
+    usable, line = _try_bwrap(str(old))
+    assert not usable
+    assert line.endswith("cannot create namespaces: bwrap: Unknown option --json-status-fd")
+    assert _try_bwrap("/usr/bin/bwrap")[0]
 
 
 def _spec(match_id: str) -> MatchSpec:
