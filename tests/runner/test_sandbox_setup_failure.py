@@ -83,6 +83,22 @@ def test_a_bot_that_ends_before_writing_a_byte_is_its_crash(case: str, tmp_path:
     assert how in str(fault.value)
 
 
+def test_the_status_pipe_stays_outside_the_sandbox(tmp_path: Path) -> None:
+    """A bot cannot write bubblewrap's report for it: no descriptor past stdio reaches it."""
+    source = (
+        "import os\n"
+        "def is_open(fd):\n"
+        "    try:\n"
+        "        os.fstat(fd)\n"
+        "        return True\n"
+        "    except OSError:\n"
+        "        return False\n"
+        "print([fd for fd in range(1024) if is_open(fd)], flush=True)\n"
+    )
+    with _start(_bot(tmp_path, source)) as bot:
+        assert bot.receive(10) == "[0, 1, 2]"
+
+
 def test_a_bwrap_without_the_status_fd_is_reported_unusable(tmp_path: Path) -> None:
     """bubblewrap before 0.5 has no --json-status-fd: every start would fail, so the
     probe says so (and an untrusted bot is refused) instead."""
