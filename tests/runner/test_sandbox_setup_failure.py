@@ -132,7 +132,7 @@ def broken_binds(monkeypatch: pytest.MonkeyPatch) -> None:
     real = sandbox.start_bot
 
     def start(
-        workdir: Path, argv: Sequence[str], *, ro_binds: Sequence[tuple[str, str]], **kw: Any
+        workdir: Path, argv: Sequence[str], *, ro_binds: Sequence[tuple[str, str]] = (), **kw: Any
     ) -> BotProcess:
         return real(workdir, argv, ro_binds=[*ro_binds, (MISSING, "/extra")], **kw)
 
