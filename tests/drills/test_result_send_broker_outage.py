@@ -6,8 +6,10 @@ broker (a private `redis-server` with an append-only file; the engine's store an
 runner's ledger stay on the shared Redis) is killed mid-game and is still down when the
 result is stored in the ledger and sent; it comes back within the publish retries. On
 the embedded file broker, the folder messages are staged in is made unusable during the
-game, so the result cannot be written at all; the reaper sends the match again and the
-ledger's result goes back. Either way the match is recorded exactly once, rated once.
+game, so the result cannot be written: when it is usable again within the publish
+retries (about two minutes), the result goes through them, seconds later; when the
+outage outlasts them, the reaper sends the match again and the ledger's result goes
+back. Either way the match is recorded exactly once, rated once.
 """
 
 from __future__ import annotations
@@ -113,6 +115,34 @@ def test_redis_down_while_the_result_is_sent_the_match_is_recorded_once(
         assert resolved_s < match_deadline_s(match=match)
 
 
+def test_a_file_broker_unusable_for_a_moment_takes_the_result_through_the_retries(
+    transactional_db: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "broker"
+    staging = folder / "queue.staging"  # heights_runner.broker: every message is staged here
+    with _system(tmp_path, monkeypatch, f"file://{folder}") as (stack, runner_env):
+        runner_env.pop("PLATFORM_METRICS")
+        match = _ladder_match("drill-blip-file")
+        runner = stack.runner("runner", **runner_env)
+        recorder = stack.services[1]
+        wait_for("the match is running", lambda: _status(match) == "running", 60, runner.log())
+        _block(staging)  # mid-game: no message can be written (a full or broken disk)
+        wait_for("the result is in the ledger", lambda: _in_ledger(match), 60, runner.log())
+        # The runner is sending now, into a folder it cannot write: before the file
+        # broker's failed writes were retried, it gave up at once and only the reaper,
+        # past the match's deadline (minutes), brought the result back.
+        time.sleep(3)
+        assert _status(match) == Match.Status.RUNNING
+        staging.unlink()  # the disk is back
+        back = time.monotonic()
+        wait_for("the match is finished", lambda: _status(match) == "finished", 90, runner.log())
+        after_s = time.monotonic() - back
+        print(f"\nRESOLVED broker unwritable 3 s  file  finished {after_s:6.1f} s after it is back")
+        _assert_recorded_once(match, runner, recorder)
+        assert "could not send the result" not in runner.log()
+        assert "match already played" not in runner.log()  # never sent again by the reaper
+
+
 def test_a_file_broker_that_cannot_take_the_result_is_recorded_once_via_the_reaper(
     transactional_db: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -127,10 +157,10 @@ def test_a_file_broker_that_cannot_take_the_result_is_recorded_once_via_the_reap
         wait_for("the match is running", lambda: _status(match) == "running", 60, runner.log())
         _block(staging)  # mid-game: no message can be written (a full or broken disk)
         wait_for("the result is in the ledger", lambda: _in_ledger(match), 60, runner.log())
-        wait_for(
+        wait_for(  # after the publish retries: about two minutes
             "the runner gives up sending",
             lambda: "could not send the result" in runner.log(),
-            60,
+            240,
             runner.log(),
         )
         assert _status(match) == Match.Status.RUNNING

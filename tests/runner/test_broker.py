@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from kombu import Connection
+import pytest
+from kombu import Connection, Exchange, Queue
+from kombu.exceptions import OperationalError
 
 from heights_runner.broker import celery_broker_settings
 
@@ -66,3 +72,70 @@ def test_a_second_broker_folder_in_one_process_receives_its_messages(tmp_path: P
             assert message.payload == {"folder": name}
             message.ack()
             queue.close()
+
+
+# The runner's task_publish_retry_policy (celery_app.py), with fewer retries where the
+# outage is meant to outlast them.
+RETRY_POLICY = {"max_retries": 60, "interval_start": 0.0, "interval_step": 0.5, "interval_max": 2.0}
+
+
+def _block(folder: Path) -> Path:
+    """A file where the staging folder should be: no message can be written (OSError)."""
+    staging = folder / "queue.staging"
+    if staging.is_dir():
+        shutil.rmtree(staging)
+    staging.write_text("")
+    return staging
+
+
+def _publish(conn: Connection, policy: dict[str, float]) -> None:
+    queue = Queue("results", Exchange("results"), "results")
+    conn.Producer().publish(
+        {"result": 1},
+        exchange=queue.exchange,
+        routing_key="results",
+        declare=[queue],
+        retry=True,
+        retry_policy=policy,
+    )
+
+
+def test_a_failed_write_is_retried_until_the_folder_takes_it(tmp_path: Path) -> None:
+    staging = _block(tmp_path)
+    failures: list[BaseException] = []
+    with _connection(tmp_path) as sender:
+        publishing = threading.Thread(
+            target=lambda: _catching(failures, lambda: _publish(sender, RETRY_POLICY))
+        )
+        publishing.start()
+        time.sleep(1.5)  # the outage lasts a moment (without retries, the send failed at once)
+        assert publishing.is_alive(), failures  # still retrying, not given up
+        assert list((tmp_path / "queue").glob("*.msg")) == []
+        staging.unlink()  # the disk is back
+        publishing.join()
+    assert failures == []
+    with _connection(tmp_path) as receiver:
+        queue = receiver.SimpleQueue("results")
+        message = queue.get(timeout=1)
+        assert message.payload == {"result": 1}
+        message.ack()
+        queue.close()
+    assert [p.name for p in (tmp_path / "queue").iterdir() if p.name.startswith(".probe")] == []
+
+
+def test_an_outage_past_the_retries_raises_the_brokers_error_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    _block(tmp_path)
+    with _connection(tmp_path) as sender, pytest.raises(OperationalError) as raised:
+        _publish(sender, {**RETRY_POLICY, "max_retries": 2})
+    assert str(raised.value).startswith("file broker: cannot write ")
+    assert "queue.staging" in str(raised.value)
+    assert list((tmp_path / "queue").iterdir()) == []
+
+
+def _catching(failures: list[BaseException], run: Callable[[], None]) -> None:
+    try:
+        run()
+    except BaseException as exc:  # the test's thread: handed to the test to show
+        failures.append(exc)

@@ -4,10 +4,16 @@ Production uses Redis. With nothing configured, messages go through a folder (ko
 filesystem transport) so a newcomer needs no server. That transport writes a message in
 place, so a reader polling the folder can pick up a half-written file; here each message
 is written beside the folder and renamed into it, which is atomic on one file system.
+
+A write that fails (a full disk, the folder gone or unusable) is the broker being away,
+as a Redis that does not answer is: it raises the transport's connection error, so a
+publish with a retry policy (the runner's `task_publish_retry_policy`) keeps trying, and
+each retry first checks that the staging folder takes a write again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -15,6 +21,8 @@ import uuid
 from pathlib import Path
 from typing import Any, ClassVar
 
+from kombu.exceptions import ChannelError
+from kombu.exceptions import ConnectionError as BrokerConnectionError
 from kombu.transport import filesystem, virtual
 from kombu.utils.json import dumps
 
@@ -38,19 +46,34 @@ def _stamp() -> int:
         return _last_stamp
 
 
+def _write_atomically(folder: Path, name: str, data: bytes) -> None:
+    """`data` into `folder`/`name`, staged beside `folder`; BrokerConnectionError if not."""
+    staging = folder.with_name(f"{folder.name}.staging")
+    part = staging / name
+    try:
+        staging.mkdir(parents=True, exist_ok=True)
+        part.write_bytes(data)
+        os.replace(part, folder / name)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            part.unlink()
+        raise BrokerConnectionError(f"file broker: cannot write {part}: {exc}") from exc
+
+
 class AtomicFilesystemChannel(filesystem.Channel):
     # kombu's stubs give its two base classes incompatible `_put` signatures.
     def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
         name = f"{_stamp()}_{uuid.uuid4()}.{queue}.msg"  # 19 digits until 2286
-        staging = Path(f"{self.data_folder_out.rstrip('/')}.staging")
-        staging.mkdir(parents=True, exist_ok=True)
-        part = staging / name
-        part.write_bytes(dumps(payload).encode())
-        os.replace(part, Path(self.data_folder_out) / name)
+        _write_atomically(Path(self.data_folder_out), name, dumps(payload).encode())
 
 
 class AtomicFilesystemTransport(filesystem.Transport):
     Channel = AtomicFilesystemChannel
+    # Declaring these (the errors kombu assumed recoverable without them) makes
+    # `Connection.ensure` keep retrying after a reconnection instead of giving up on the
+    # second failure; a publish retry policy then runs its course, as it does on Redis.
+    recoverable_connection_errors = (BrokerConnectionError, ChannelError)
+    recoverable_channel_errors = ()
     # kombu keeps one set of declared bindings for every filesystem connection in a
     # process, so a second broker folder was taken as bound already: its exchange file
     # was never written and what was sent to it was routed nowhere. One set per folder.
@@ -60,6 +83,17 @@ class AtomicFilesystemTransport(filesystem.Transport):
         super().__init__(client, **kwargs)
         folder = os.path.abspath(client.transport_options.get("control_folder", "control"))
         self.state = self._states.setdefault(folder, virtual.BrokerState())
+        self._out = client.transport_options.get("data_folder_out")
+
+    def establish_connection(self) -> Any:
+        """Connected only when a message can be written: kombu's retry policy waits
+        between attempts to connect, so this is what spaces a publish's retries."""
+        if self._out:
+            name = f".probe-{uuid.uuid4()}"  # no reader takes it: not a `.msg`
+            _write_atomically(Path(self._out), name, b"probe")
+            with contextlib.suppress(OSError):
+                (Path(self._out) / name).unlink()
+        return super().establish_connection()
 
 
 def default_broker_dir() -> Path:

@@ -37,8 +37,8 @@ from heights_runner.settings import RunnerSettings
 log = logging.getLogger("heights.runner")
 
 # What sending a message raises when the broker cannot take it: Celery makes Redis's
-# connection errors OperationalError; the embedded file broker's writes raise OSError
-# (a full disk, a folder gone or unusable), which kombu passes on untranslated.
+# connection errors OperationalError, and the embedded file broker's failed writes too
+# (heights_runner.broker); OSError in case a write fails outside the transport.
 BROKER_ERRORS = (OperationalError, OSError)
 
 

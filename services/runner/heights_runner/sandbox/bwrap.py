@@ -92,6 +92,7 @@ def command(
     hidden: Sequence[str] = (),
     rw_binds: Sequence[tuple[str, str]] = (),
     usr: Sequence[str] | None = None,
+    status_fd: int | None = None,
 ) -> list[str]:
     args = [
         bwrap,
@@ -135,4 +136,8 @@ def command(
     args += ["--remount-ro", "/"]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
+    if status_fd is not None:
+        # How the runner tells a sandbox that failed to set itself up from a bot that
+        # crashed (sandbox/status.py).
+        args += ["--json-status-fd", str(status_fd)]
     return [*args, "--", *argv]

@@ -34,7 +34,10 @@ class Capabilities:
 
 
 def _try_bwrap(path: str) -> tuple[bool, str]:
-    cmd = [path, "--unshare-all", "--unshare-user", *system_args(), "--", "/usr/bin/true"]
+    # With the status fd every start uses (0.5+), so an older bwrap is reported unusable
+    # here rather than failing every start (sandbox/status.py).
+    status = ["--json-status-fd", "1"]
+    cmd = [path, "--unshare-all", "--unshare-user", *status, *system_args(), "--", "/usr/bin/true"]
     try:
         done = subprocess.run(cmd, capture_output=True, timeout=10, check=False, env={})
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -12,7 +12,14 @@ import time
 from types import TracebackType
 
 from heights_runner.sandbox.cgroups import BotCgroup
-from heights_runner.sandbox.limits import BotFlood, BotGone, BotTimeout, Limits
+from heights_runner.sandbox.limits import (
+    BotFlood,
+    BotGone,
+    BotTimeout,
+    Limits,
+    SandboxUnavailable,
+)
+from heights_runner.sandbox.status import BwrapStatus
 
 _CHUNK = 65536
 _SLICE = 0.05
@@ -32,6 +39,7 @@ class BotProcess:
         limits: Limits,
         cgroup: BotCgroup | None,
         sandboxed: bool,
+        status: BwrapStatus | None = None,
     ) -> None:
         assert popen.stdin is not None
         assert popen.stdout is not None
@@ -41,6 +49,7 @@ class BotProcess:
         self._popen = popen
         self._limits = limits
         self._cgroup = cgroup
+        self._status = status
         self._stdin = popen.stdin.fileno()
         self._stdout = popen.stdout.fileno()
         os.set_blocking(self._stdin, False)
@@ -177,12 +186,31 @@ class BotProcess:
         return last if len(last) <= chars else last[: chars - 1] + "\u2026"
 
     # -- end ---------------------------------------------------------------------------
-    def _gone(self, what: str) -> BotGone:
+    def _gone(self, what: str) -> BotGone | SandboxUnavailable:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(timeout=1.0)
         oom = self._cgroup is not None and self._cgroup.oom_killed()
         info = self.exit_info() or "still running"
+        if not oom and self._setup_failed():
+            why = self.stderr_last_line() or "no message"
+            return SandboxUnavailable(f"bubblewrap failed to set up the sandbox ({info}): {why}")
         return BotGone(f"{what}: {info}", reason="memory" if oom else "crash")
+
+    def _setup_failed(self) -> bool:
+        """Whether bwrap ended on its own before the bot's program ran (sandbox/status.py).
+
+        Not when bwrap was killed by a signal (that is our close() or the kernel, and
+        bwrap writes nothing then), nor once the program has written a byte: only what
+        bubblewrap itself reports, which the bot cannot reach, decides it.
+        """
+        code = self._popen.returncode
+        return (
+            self._status is not None
+            and code is not None
+            and code >= 0
+            and self._stdout_total == 0
+            and not self._status.program_started()
+        )
 
     def exit_info(self) -> str | None:
         """How the bot ended, or None while it runs."""
@@ -226,6 +254,8 @@ class BotProcess:
                     stream.close()
         if self._cgroup is not None:
             self._cgroup.remove()
+        if self._status is not None:
+            self._status.close()
 
     def __enter__(self) -> BotProcess:
         return self

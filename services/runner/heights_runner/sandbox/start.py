@@ -18,6 +18,7 @@ from heights_runner.sandbox.cgroups import BotCgroup
 from heights_runner.sandbox.limits import Limits, SandboxUnavailable
 from heights_runner.sandbox.probe import Capabilities, probe
 from heights_runner.sandbox.process import BotProcess
+from heights_runner.sandbox.status import BwrapStatus
 
 _NOBODY = 65534
 
@@ -116,15 +117,26 @@ def start_bot(
         env=env,
         may_run_bare=trusted or allow_unsandboxed,
     )
+    status: BwrapStatus | None = None
     try:
-        popen = _start_bwrap(caps, launch) if caps.bwrap else _start_bare(caps, launch)
+        if caps.bwrap:
+            status = BwrapStatus()
+            popen = _start_bwrap(caps, launch, status)
+        else:
+            popen = _start_bare(caps, launch)
     except (OSError, subprocess.SubprocessError) as exc:
-        cgroup.remove()
+        _undo(cgroup, status)
         raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from exc
     except BaseException:
-        cgroup.remove()
+        _undo(cgroup, status)
         raise
-    return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap)
+    return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap, status=status)
+
+
+def _undo(cgroup: BotCgroup, status: BwrapStatus | None) -> None:
+    cgroup.remove()
+    if status is not None:
+        status.close()
 
 
 def _prepare(
@@ -175,10 +187,14 @@ class _Launch:
     output: int | None = None  # a file for stdout and stderr both (a one-shot run), or pipes
 
 
-def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]:
+def _start_bwrap(
+    caps: Capabilities, launch: _Launch, status: BwrapStatus | None = None
+) -> subprocess.Popen[bytes]:
+    """bwrap with the launch's sandbox; `status` (start_bot's) gets bwrap's own report."""
     assert caps.bwrap_path is not None
     seccomp_fd = seccomp.filter_fd() if caps.seccomp else None
     try:
+        status_fd = None if status is None else status.write_fd
         cmd = bwrap.command(
             caps.bwrap_path,
             launch.workdir,
@@ -190,13 +206,15 @@ def _start_bwrap(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]
             env=launch.env,
             seccomp_fd=seccomp_fd,
             hidden=bwrap.python_site_dirs(),
+            status_fd=status_fd,
         )
         # bwrap gets no environment of its own either: --clearenv and --setenv build the bot's.
         preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=False, installer=None)
-        return _popen(
-            cmd, env={}, cwd=None, preexec=preexec, pass_fd=seccomp_fd, output=launch.output
-        )
+        fds = tuple(fd for fd in (seccomp_fd, status_fd) if fd is not None)
+        return _popen(cmd, env={}, cwd=None, preexec=preexec, pass_fds=fds, output=launch.output)
     finally:
+        if status is not None:
+            status.handed_over()
         if seccomp_fd is not None:
             os.close(seccomp_fd)
 
@@ -214,7 +232,7 @@ def _start_bare(caps: Capabilities, launch: _Launch) -> subprocess.Popen[bytes]:
     installer = seccomp.Installer() if caps.seccomp else None
     preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=drop, installer=installer)
     return _popen(
-        cmd, env=env, cwd=launch.workdir, preexec=preexec, pass_fd=None, output=launch.output
+        cmd, env=env, cwd=launch.workdir, preexec=preexec, pass_fds=(), output=launch.output
     )
 
 
@@ -224,7 +242,7 @@ def _popen(
     env: dict[str, str],
     cwd: Path | None,
     preexec: Callable[[], None],
-    pass_fd: int | None,
+    pass_fds: tuple[int, ...],
     output: int | None,
 ) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
@@ -236,7 +254,7 @@ def _popen(
         cwd=cwd,
         preexec_fn=preexec,  # noqa: PLW1509 - cgroup join and rlimits must precede exec
         start_new_session=True,
-        pass_fds=() if pass_fd is None else (pass_fd,),
+        pass_fds=pass_fds,
     )
 
 
