@@ -62,14 +62,14 @@ from heights_rules.options import (
     StartSpacing,
     validate_options,
 )
-from heights_rules.outcome import (
+from heights_rules.patches import make_patch
+from heights_rules.ranking import (
     MAYOR_SEAT,
     final_ranks,
     players_ranked,
     score_ranks,
     shared_first_points,
 )
-from heights_rules.patches import make_patch
 from heights_rules.replay import (
     ENGINE_VERSION,
     FILE_SUFFIX,

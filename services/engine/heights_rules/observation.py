@@ -18,7 +18,7 @@ from heights_rules.economy import MISC
 from heights_rules.final import target_values
 from heights_rules.geometry import space_name
 from heights_rules.market import market_cost
-from heights_rules.outcome import MAYOR_SEAT
+from heights_rules.ranking import MAYOR_SEAT
 from heights_rules.rng import KeyedRng
 from heights_rules.serialize import from_dict, to_dict
 from heights_rules.state import CHANCE, FLAT_LISTS, NESTED_LISTS, TERMINAL, GameState, Phase
