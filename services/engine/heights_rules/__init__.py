@@ -76,6 +76,8 @@ from heights_rules.replay import (
     Recorder,
     Replay,
     Verification,
+    replay_advance,
+    replay_start,
     simulate,
     verify,
 )
@@ -156,6 +158,8 @@ __all__ = [
     "place_costs",
     "players_ranked",
     "prime_costs",
+    "replay_advance",
+    "replay_start",
     "score_ranks",
     "shared_first_points",
     "simulate",
