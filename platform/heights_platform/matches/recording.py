@@ -15,12 +15,14 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from heights_platform.common import metrics
 from heights_platform.matches.models import Match, MatchSeat, SeatLog
 from heights_platform.matches.signals import match_recorded, replay_received, results_recorded
 from heights_rules import Replay as ReplayRecord
@@ -62,7 +64,8 @@ def _replay_check(*, match: Match, result: MatchResult) -> list[_ReplayWrite]:
         raise ValueError("the result was played with another seed than the match's")
     if record.config.players != match.players or len(record.seats) != match.players:
         raise ValueError(f"the replay has {record.config.players} players, not {match.players}")
-    prepared = replay_received.send(
+    # Django's stubs type a receiver's response as a string; ours return their writes.
+    prepared: Sequence[tuple[object, Any]] = replay_received.send(
         sender=Match, match=match, record=record, data=blob, sha256=result.replay_sha256
     )
     return [write for _, write in prepared if callable(write)]
@@ -191,7 +194,18 @@ def _result_record(*, result: MatchResult, batch: bool) -> Match | None:
     match.finished_seq = _next_finished_seq()
     match.save()
     match_recorded.send(sender=Match, match=match, batch=batch)
+    _count_on_commit(match=match, result=result)
     return match
+
+
+def _count_on_commit(*, match: Match, result: MatchResult) -> None:
+    """The result and its forfeits in the platform's metrics, once the transaction commits."""
+    finished = match.status == Match.Status.FINISHED
+    reasons = [s.forfeit.reason for s in result.seats if finished and s.forfeit is not None]
+    match_id, status = str(match.pk), str(match.status)
+    transaction.on_commit(
+        lambda: metrics.result_count(match_id=match_id, status=status, forfeit_reasons=reasons)
+    )
 
 
 def _rejected(match: Match, err: ValueError) -> str:
