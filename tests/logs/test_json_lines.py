@@ -39,8 +39,15 @@ def test_an_exception_is_kept_and_a_value_json_cannot_hold_is_written_as_text() 
 
 
 def test_the_engine_and_the_platform_write_with_this_formatter() -> None:
-    from heights_engine import server
+    from heights_engine.server import configure_logging
     from heights_platform.common import logging as platform_logging
 
-    assert server.JsonFormatter is JsonFormatter
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        configure_logging("info")
+        assert [type(h.formatter) for h in root.handlers] == [JsonFormatter]
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
     assert platform_logging.JsonFormatter is JsonFormatter
