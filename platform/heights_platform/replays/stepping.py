@@ -196,7 +196,9 @@ def step_view(
 
 
 def observation_of(state: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
-    """The viewer's observation without the `infoset` (the raw state document)."""
+    """The rules core's observation for `viewer` (for PUBLIC, the spectator's view, as the
+    engine serves it), less the `infoset`: the raw state document, which a page showing
+    the game has no use for."""
     view = state.observation(viewer)
     view.pop("infoset", None)
     return view
