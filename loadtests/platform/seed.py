@@ -124,9 +124,9 @@ def result_played(match: Any, versions: list[Any]) -> Any:
     from heights_bots.bot import make_bot
     from heights_bots.play import play_game
     from heights_platform.matches.services import seat_name
+    from heights_rules import final_ranks
     from heights_rules.final import outcome
     from heights_rules.options import GameConfig, RuleOptions
-    from heights_rules.outcome import final_ranks
     from heights_runner.contract import MatchResult, SeatResult
 
     n = match.players

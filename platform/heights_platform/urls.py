@@ -11,16 +11,22 @@ from drf_spectacular.views import (
     SpectacularSwaggerView,
 )
 
+from heights_platform.bots.profile_apis import UserDetailApi
 from heights_platform.bots.runtimes_api import RuntimeListApi
 from heights_platform.common.health import healthz, readyz
 from heights_platform.common.index import RESOURCES, ApiIndex
 from heights_platform.common.metrics import metrics_view
+from heights_platform.ladders.bot_apis import BotDetailApi
 
 # Django calls it for a path no route matches (with DEBUG off): JSON under /api/.
 handler404 = "heights_platform.common.errors.not_found_view"
 
 api_v1: list[URLPattern | URLResolver] = [
     path("", ApiIndex.as_view(), name="api-index"),
+    # Under accounts/, but it lists the user's bots: the bots app's view (apps in layers).
+    path("accounts/users/<str:username>/", UserDetailApi.as_view(), name="accounts-user"),
+    # Under bots/, but it lists the bot's ladder ratings: the ladders app's view.
+    path("bots/<id:bot_id>/", BotDetailApi.as_view(), name="bot"),
     *(path(f"{name}/", include(f"heights_platform.{name}.urls")) for name in RESOURCES),
     path("runtimes/", RuntimeListApi.as_view(), name="runtimes"),
 ]

@@ -195,9 +195,9 @@ def match_result_played(
     from heights_bots.play import play_game
     from heights_platform.matches.models import MatchSeat
     from heights_platform.matches.services import seat_name
+    from heights_rules import final_ranks
     from heights_rules.final import outcome
     from heights_rules.options import GameConfig, RuleOptions
-    from heights_rules.outcome import final_ranks
     from heights_runner.contract import Forfeit, MatchResult, SeatResult
 
     n = match.players

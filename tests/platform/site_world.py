@@ -71,6 +71,7 @@ def _tournament(owner: User, bots: list[Bot], play: Callable[..., MatchResult]) 
         registration_opens_at=now - timedelta(hours=1),
         registration_closes_at=now + timedelta(hours=1),
         seed=11,
+        rated=False,  # a chosen seed is for unrated play only
     )
     for bot in bots:
         tournament_entry_register(tournament=tournament, bot=bot, user=bot.owner)

@@ -4,7 +4,7 @@ Each case is played for real twice on one seed: by the runner in this process (b
 their sandboxes, the in-process engine) and by `heights match --json` in a process of its
 own; the two replays are byte for byte the same game. The engine's outcome (the replay
 re-simulated by the rules core) with the forfeits the runner saw gives, through
-heights_rules.outcome, the ranks and points that the runner's MatchResult, the platform's
+heights_rules.ranking, the ranks and points that the runner's MatchResult, the platform's
 recorded match, its replay verification, its ladder and standings, and the CLI's JSON
 report must all show. Cases: solo (the Mayor wins; the seat forfeits), 2 to 4 players,
 shared firsts, and bots that forfeit at set steps.

@@ -161,7 +161,7 @@ def test_a_solo_game_the_mayor_wins_is_recorded_as_finished(
     play_result: Callable[..., MatchResult],
     forfeit_seat: int | None,
 ) -> None:
-    """The seat the Mayor beats ranks 2nd of 2 players (heights_rules.outcome); the match
+    """The seat the Mayor beats ranks 2nd of 2 players (heights_rules.ranking); the match
     used to be marked failed because 2 is beyond its one seat."""
     version = make_active_bot(make_user()).active_version
     assert version is not None

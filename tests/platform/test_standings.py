@@ -14,7 +14,7 @@ from heights_platform.competition.standings import (
     compute_standings,
     game_points,
 )
-from heights_rules.outcome import score_ranks
+from heights_rules import score_ranks
 
 
 def duel(winner: str, loser: str) -> GameRecord[str]:

@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
+from heights_rules import effects, scoring
 from heights_rules.catalogue import (
     SCHEMA_CHECKED,
     canonical_json,
     check_schema,
+    library_names,
     load_catalogue,
     parse_catalogue,
 )
@@ -57,3 +59,51 @@ def test_loading_a_shipped_catalogue_does_not_import_jsonschema() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr or "jsonschema was imported"
+
+
+def _as_if_shipped(raw: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """List `raw`'s bytes as schema-checked, as a shipped catalogue is: no schema pass."""
+    digest = hashlib.sha256(canonical_json(raw)).hexdigest()
+    monkeypatch.setitem(SCHEMA_CHECKED, str(raw["id"]), digest)
+
+
+def _first_purple(raw: dict[str, Any]) -> dict[str, Any]:
+    tile: dict[str, Any] = next(t for t in raw["tiles"] if t.get("purple"))
+    return tile
+
+
+def test_an_unknown_effect_fails_loading_by_name_even_past_the_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = copy.deepcopy(_raw(SHIPPED[0]))
+    tile = _first_purple(raw)
+    tile["purple"]["hard"]["effect"] = "gain_moon"
+    _as_if_shipped(raw, monkeypatch)
+    with pytest.raises(CatalogueError, match=f"tile {tile['id']}: unknown effect 'gain_moon'"):
+        parse_catalogue(raw)
+
+
+def test_an_unknown_scoring_function_fails_loading_by_name_even_past_the_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = copy.deepcopy(_raw(SHIPPED[0]))
+    raw["ads"][0]["scoring"]["fn"] = "per_moon"
+    _as_if_shipped(raw, monkeypatch)
+    with pytest.raises(CatalogueError, match="unknown scoring function 'per_moon'; functions: "):
+        parse_catalogue(raw)
+
+
+def test_a_score_effect_naming_an_unknown_function_fails_loading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = copy.deepcopy(_raw(SHIPPED[0]))
+    _first_purple(raw)["purple"]["steady"] = {"effect": "score", "params": {"fn": "per_moon"}}
+    _as_if_shipped(raw, monkeypatch)
+    with pytest.raises(CatalogueError, match="unknown scoring function 'per_moon'"):
+        parse_catalogue(raw)
+
+
+def test_the_library_implements_exactly_the_names_a_catalogue_may_use() -> None:
+    effect_names, function_names = library_names()
+    assert set(effects._RUNNERS) == effect_names
+    assert set(scoring._FUNCTIONS) == function_names

@@ -292,6 +292,10 @@ def check_observation_hides(state: GameState, viewer: int, where: str) -> None:
     text = json.dumps(view)
     for target_id in hidden_target_ids(state, viewer):
         assert f'"{target_id}"' not in text, f"{where}: {target_id} is visible to {viewer}"
+    # Only the seat to move is shown its choices: a spectator, none (the engine's
+    # spectator view and the platform's replay steps are this observation as it is).
+    shown_choices = viewer != PUBLIC and state.current_player() == viewer
+    assert bool(view["legal"]) == shown_choices, f"{where}: legal actions shown to {viewer}"
 
 
 def public_fields(data: dict[str, object], viewer: int) -> dict[str, object]:

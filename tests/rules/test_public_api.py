@@ -105,6 +105,8 @@ def test_the_exported_members_are_pinned() -> None:
         "place_costs",
         "players_ranked",
         "prime_costs",
+        "replay_advance",
+        "replay_start",
         "score_ranks",
         "shared_first_points",
         "simulate",

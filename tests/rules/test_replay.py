@@ -17,11 +17,14 @@ from heights_rules import (
     ENGINE_VERSION,
     TERMINAL,
     GameConfig,
+    GameState,
     Replay,
     ReplayError,
     RuleOptions,
     load_catalogue,
     new_game,
+    replay_advance,
+    replay_start,
     verify,
 )
 from heights_rules.replay import CHECKPOINT_EVERY, Recorder, simulate
@@ -255,3 +258,33 @@ def test_a_replay_for_another_catalogue_hash_is_refused() -> None:
     config["catalogue"]["sha256"] = "f" * 64
     with pytest.raises(ReplayError, match="hash"):
         Replay.from_bytes(document(config=config))
+
+
+@pytest.mark.parametrize("start", [0, 1, CHECKPOINT_EVERY, 200])
+def test_stepping_resumed_from_a_saved_state_reaches_the_same_game(start: int) -> None:
+    """What the platform's cached stepping does: a state saved at `start` (as bytes, as a
+    stored checkpoint is) resumes through `replay_advance` to the state `simulate` gives,
+    byte for byte, each step reported once with the events it caused."""
+    replay = fresh()
+    saved = GameState.from_bytes(simulate(replay, start).to_bytes())
+    upto = start + 70
+    reached = list(replay_advance(replay, saved, start, upto))
+    assert [step for step, _ in reached] == list(range(start, upto))
+    assert any(events for _, events in reached)
+    assert saved.to_bytes() == simulate(replay, upto).to_bytes()
+
+
+def test_advancing_from_the_start_state_plays_the_whole_record() -> None:
+    replay = fresh()
+    state = replay_start(replay)
+    assert [step for step, _ in replay_advance(replay, state)] == list(range(len(replay.actions)))
+    assert state.is_terminal()
+    assert state.to_bytes() == simulate(replay).to_bytes()
+
+
+def test_advancing_names_the_step_whose_action_is_refused() -> None:
+    replay = fresh()
+    replay.actions[5] = 10**6  # no action has this id
+    state = replay_start(replay)
+    with pytest.raises(ReplayError, match=r"^step 5: action 1000000: "):
+        list(replay_advance(replay, state))

@@ -1,7 +1,7 @@
 """The `end` message tells each bot the match's recorded ranks, forfeits counted.
 
 The engine ranks by score alone; a seat that forfeited ranks last in the recorded result
-(heights_rules.outcome.final_ranks). A bot that keeps statistics of its own results must
+(heights_rules.ranking.final_ranks). A bot that keeps statistics of its own results must
 read the same ranks the platform records, so the runner sends those.
 """
 

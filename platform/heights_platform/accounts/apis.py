@@ -1,4 +1,6 @@
-"""Accounts API: registration, log-in tokens, my profile and password, public profiles.
+"""Accounts API: registration, log-in tokens, my profile and password.
+
+A user's public profile lists their bots, so it is the bots app's (bots.profile_apis).
 
 Thin views: input serializers validate shape, services decide, output serializers render.
 """
@@ -9,7 +11,7 @@ from typing import Any
 
 from django.contrib.auth import update_session_auth_hash
 from django.contrib.auth.models import User
-from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.generics import ListAPIView
@@ -22,7 +24,6 @@ from rest_framework.views import APIView
 from heights_platform.accounts import selectors, services
 from heights_platform.accounts.models import ApiToken
 from heights_platform.accounts.throttles import LoginRateThrottle, LoginUsernameRateThrottle
-from heights_platform.bots.selectors import bot_list
 
 
 def _me(request: Request) -> User:
@@ -177,44 +178,3 @@ class MePasswordChangeApi(APIView):
         if isinstance(request.successful_authenticator, SessionAuthentication):
             update_session_auth_hash(request._request, user)  # keep this session signed in
         return Response(self.OutputSerializer({"revoked_tokens": revoked}).data)
-
-
-@extend_schema_serializer(component_name="UserPublicBot")
-class UserBotOutputSerializer(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    description = serializers.CharField()
-    active_version = serializers.IntegerField(allow_null=True)
-    created_at = serializers.DateTimeField()
-
-
-class UserDetailApi(APIView):
-    """A public profile: the username, display name and bots."""
-
-    @extend_schema_serializer(component_name="UserPublic")
-    class OutputSerializer(serializers.Serializer[User]):
-        username = serializers.CharField()
-        display_name = serializers.SerializerMethodField()
-        date_joined = serializers.DateTimeField()
-        bots = serializers.SerializerMethodField()
-
-        def get_display_name(self, user: User) -> str:
-            return selectors.user_display_name(user=user)
-
-        @extend_schema_field(UserBotOutputSerializer(many=True))
-        def get_bots(self, user: User) -> list[dict[str, Any]]:
-            return [
-                {
-                    "id": bot.pk,
-                    "name": bot.name,
-                    "description": bot.description,
-                    "active_version": bot.active_version.number if bot.active_version else None,
-                    "created_at": bot.created_at,
-                }
-                for bot in bot_list(owner=user.username).order_by("name")
-            ]
-
-    @extend_schema(responses={200: OutputSerializer})
-    def get(self, request: Request, username: str) -> Response:
-        user = selectors.access_user_by_username(username=username)
-        return Response(self.OutputSerializer(user).data)

@@ -1,4 +1,5 @@
-"""Routes of the accounts API (under /api/v1/)."""
+"""Routes of the accounts API (under /api/v1/); a user's public profile, which lists their
+bots, is the bots app's and routed by the root URLconf."""
 
 from __future__ import annotations
 
@@ -13,5 +14,4 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tokens/<id:token_id>/", apis.ApiTokenRevokeApi.as_view(), name="accounts-token"),
     path("me/", apis.MeApi.as_view(), name="accounts-me"),
     path("me/password/", apis.MePasswordChangeApi.as_view(), name="accounts-password"),
-    path("users/<str:username>/", apis.UserDetailApi.as_view(), name="accounts-user"),
 ]

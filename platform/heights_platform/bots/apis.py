@@ -1,4 +1,6 @@
-"""Bots API: bots, their versions (uploads, metadata, source) and their ratings.
+"""Bots API: bots and their versions (uploads, metadata, source).
+
+A bot's detail lists its ladder ratings, so it is the ladders app's (ladders.bot_apis).
 
 Metadata is public; writes need the owner; a version's source and rejection text are
 the owner's and staff's only (see selectors). Versions are immutable: no PUT, PATCH or
@@ -30,7 +32,6 @@ from heights_runner.contract import MAX_BOT_BYTES
 
 # Room for the multipart envelope around a file of the largest allowed size.
 _MULTIPART_SLACK = 64 * 1024
-_RECENT_VERSIONS = 20
 # A version's source as uploaded: an archive, or one source file by its language.
 _SOURCE_TYPES = {"zip": "application/zip", "py": "text/x-python"}
 
@@ -71,19 +72,6 @@ class BotVersionOutputSerializer(serializers.Serializer[Any]):
 
     def get_error(self, version: BotVersion) -> str | None:
         return version.error if self.context.get("private") else None
-
-
-@extend_schema_serializer(component_name="BotLadderEntry")
-class BotLadderEntryOutputSerializer(serializers.Serializer[Any]):
-    """A bot's ratings on one ladder (read from the ladders app)."""
-
-    ladder = serializers.CharField(source="ladder.slug")
-    elo = serializers.FloatField()
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    games = serializers.IntegerField()
-    wins = serializers.FloatField()
-    last_match_at = serializers.DateTimeField(allow_null=True)
 
 
 class BotListApi(GenericAPIView[Bot]):
@@ -134,45 +122,6 @@ class BotListApi(GenericAPIView[Bot]):
         data.is_valid(raise_exception=True)
         bot = services.bot_create(owner=_me(request), **data.validated_data)
         return Response(BotOutputSerializer(bot).data, status=status.HTTP_201_CREATED)
-
-
-class BotDetailApi(GenericAPIView[Bot]):
-    """A bot with its recent versions and its ratings; its owner may edit the description."""
-
-    @extend_schema_serializer(component_name="BotDetail")
-    class OutputSerializer(BotOutputSerializer):
-        version_count = serializers.IntegerField()
-        versions = BotVersionOutputSerializer(many=True, help_text="The 20 most recent.")
-        ladder_entries = BotLadderEntryOutputSerializer(many=True)
-
-    @extend_schema_serializer(component_name="BotUpdateInput")
-    class InputSerializer(serializers.Serializer[Any]):
-        description = serializers.CharField(max_length=2000, allow_blank=True)
-
-    def _render(self, request: Request, bot: Bot) -> dict[str, Any]:
-        private = selectors.bot_private_visible(user=request.user, bot=bot)
-        versions = selectors.bot_version_list(bot=bot)
-        entries = selectors.bot_ladder_entries(bot=bot)
-        return {
-            **BotOutputSerializer(bot).data,
-            "version_count": versions.count(),
-            "versions": BotVersionOutputSerializer(
-                versions[:_RECENT_VERSIONS], many=True, context={"private": private}
-            ).data,
-            "ladder_entries": BotLadderEntryOutputSerializer(entries, many=True).data,
-        }
-
-    @extend_schema(responses={200: OutputSerializer})
-    def get(self, request: Request, bot_id: int) -> Response:
-        return Response(self._render(request, selectors.access_bot_by_id(bot_id=bot_id)))
-
-    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
-    def patch(self, request: Request, bot_id: int) -> Response:
-        bot = selectors.access_bot_for_owner_by_id(user=request.user, bot_id=bot_id)
-        data = self.InputSerializer(data=request.data, partial=True)  # PATCH: any subset
-        data.is_valid(raise_exception=True)
-        bot = services.bot_update(bot=bot, **data.validated_data)
-        return Response(self._render(request, bot))
 
 
 class _VersionPagination(CursorPagination):

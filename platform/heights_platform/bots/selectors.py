@@ -12,7 +12,6 @@ from django.db.models import QuerySet
 
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.common.errors import ApiError
-from heights_platform.ladders.models import LadderEntry
 
 AnyUser = User | AnonymousUser
 
@@ -93,7 +92,3 @@ def access_bot_version_source_by_number(*, user: AnyUser, bot_id: int, number: i
     ):
         raise ApiError("not_found", "no such source")
     return version
-
-
-def bot_ladder_entries(*, bot: Bot) -> QuerySet[LadderEntry]:
-    return LadderEntry.objects.filter(bot=bot).select_related("ladder").order_by("ladder__slug")

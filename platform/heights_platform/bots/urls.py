@@ -1,4 +1,5 @@
-"""Routes of the bots API (under /api/v1/)."""
+"""Routes of the bots API (under /api/v1/); a bot's detail, which lists its ladder
+ratings, is the ladders app's and routed by the root URLconf."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from heights_platform.bots import apis
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", apis.BotListApi.as_view(), name="bots"),
-    path("<id:bot_id>/", apis.BotDetailApi.as_view(), name="bot"),
     path("<id:bot_id>/versions/", apis.BotVersionListApi.as_view(), name="bot-versions"),
     path(
         "<id:bot_id>/versions/<id:number>/",

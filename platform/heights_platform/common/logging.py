@@ -1,6 +1,6 @@
 """JSON logs for the platform: one object a line, with the match a line is about.
 
-`JsonFormatter` (heights_engine.json_logs, the engine's own) writes `time`, `level`,
+`JsonFormatter` (heights_logs, the one every service uses) writes `time`, `level`,
 `logger`, `message` and every `extra=` field, so `match_id` / `game_id` join across
 services.
 `ContextFilter` adds `match_id` to every record logged while a match result is being
@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 import logging
 
-from heights_engine.json_logs import JsonFormatter
+from heights_logs import JsonFormatter
 
 __all__ = ["ContextFilter", "JsonFormatter", "recording_match"]
 

@@ -4,7 +4,8 @@
   not explode the label set), method (HTTP's, else `other`) and status; their latency
   by view. Every label takes its values from a fixed set, whatever clients send.
 - Match results recorded, by status, and seat forfeits by reason: counted in the process
-  that records them (the platform worker), once the recording transaction commits.
+  that records them (the platform worker), once the recording transaction commits
+  (`result_count`, called by the matches app).
 - The depth of the runner's `matches` queue and the platform's `results` queue, read
   from Redis on each scrape (one LLEN each) when the broker is Redis.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 import hmac
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from prometheus_client import (
@@ -33,6 +34,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from heights_platform.common.logging import recording_match
+from heights_runner.contract import FORFEIT_REASONS, TASK_RECORD_RESULT
 
 log = logging.getLogger(__name__)
 
@@ -145,31 +147,17 @@ def metrics_view(request: Any) -> Any:
 
 
 # --------------------------------------------------------------- recorded results
-def _result_saved(sender: Any, instance: Any, **kwargs: Any) -> None:
-    """A Match saved while its result is recorded: count it once the transaction commits."""
-    if not recording_match.get() or str(instance.pk) != recording_match.get():
-        return
-    if instance.status not in ("finished", "failed"):
-        return
-    from django.db import transaction
-
-    match_id, status = instance.pk, str(instance.status)
-    transaction.on_commit(lambda: _count_result(match_id, status))
-
-
-def _count_result(match_id: Any, status: str) -> None:
-    from heights_platform.matches.models import MatchSeat
-
+def result_count(*, match_id: str, status: str, forfeit_reasons: Sequence[str]) -> None:
+    """Count one recorded result and its seats' forfeits. The matches app calls it once
+    its recording transaction commits; a reason outside the runner's list (a runner of
+    another version) is counted as `other`, so the label keeps a fixed set of values."""
     RESULTS.labels(status).inc()
-    reasons = MatchSeat.objects.filter(match_id=match_id).exclude(forfeit_reason="")
-    for reason in reasons.values_list("forfeit_reason", flat=True):
-        FORFEITS.labels(reason).inc()
-    log.info("match result recorded", extra={"match_id": str(match_id), "status": status})
+    for reason in forfeit_reasons:
+        FORFEITS.labels(reason if reason in FORFEIT_REASONS else "other").inc()
+    log.info("match result recorded", extra={"match_id": match_id, "status": status})
 
 
 def _task_started(sender: Any = None, task: Any = None, args: Any = None, **kw: Any) -> None:
-    from heights_runner.contract import TASK_RECORD_RESULT
-
     if task is None or task.name != TASK_RECORD_RESULT or not args:
         return
     result = args[0] if isinstance(args[0], dict) else {}
@@ -195,11 +183,10 @@ def _worker_metrics_serve(**kw: Any) -> None:
 
 
 def connect() -> None:
-    """Hook the counters to Django and Celery signals (from the common app's `ready`)."""
+    """Hook the worker's log context and metrics server to Celery's signals (from the
+    common app's `ready`)."""
     from celery import signals as celery_signals
-    from django.db.models.signals import post_save
 
-    post_save.connect(_result_saved, sender="matches.Match", dispatch_uid="heights-metrics")
     celery_signals.task_prerun.connect(_task_started, weak=False)
     celery_signals.task_postrun.connect(_task_ended, weak=False)
     celery_signals.worker_process_init.connect(_worker_metrics_serve, weak=False)

@@ -62,7 +62,7 @@ class _Tally(Generic[P]):
 
 
 def game_points(ranks: Mapping[P, int]) -> dict[P, Fraction]:
-    """Points of one game by player (heights_rules.outcome.shared_first_points)."""
+    """Points of one game by player (heights_rules.ranking.shared_first_points)."""
     return dict(zip(ranks, shared_first_points(list(ranks.values())), strict=True))
 
 

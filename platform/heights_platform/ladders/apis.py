@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from heights_platform.bots.selectors import access_bot_for_entry_by_id
+from heights_platform.common.catalogues import catalogue_input
 from heights_platform.common.converters import MAX_INDEX
 from heights_platform.common.fields import RuleOptionsField
 from heights_platform.common.page_cache import cached_response
@@ -102,7 +103,7 @@ class LadderListApi(GenericAPIView[Ladder]):
         name = serializers.CharField(max_length=80)
         players = serializers.IntegerField(min_value=2, max_value=4)
         options = RuleOptionsField(required=False, default=dict)
-        catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
+        catalogue = catalogue_input()
         is_active = serializers.BooleanField(default=True)
         seed = serializers.IntegerField(
             required=False, help_text="Refused (400): ladder seeds are secret draws."

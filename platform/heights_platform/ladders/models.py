@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from heights_platform.common.catalogues import catalogue_column
+
 
 class Ladder(models.Model):
     """A ruleset (player count, options, catalogue) and the bots rated on it."""
@@ -10,7 +12,7 @@ class Ladder(models.Model):
     name = models.CharField(max_length=80)
     players = models.PositiveSmallIntegerField()  # 2, 3 or 4
     options = models.JSONField(default=dict, blank=True)  # RuleOptions fields by name
-    catalogue = models.CharField(max_length=40, default="reconstructed-v1")
+    catalogue = catalogue_column()
     is_active = models.BooleanField(default=True)  # matchmaking runs while active
     # finished_seq of the last match rated here: ratings go in match order, and this
     # says so in one row instead of a search through the ladder's whole history.

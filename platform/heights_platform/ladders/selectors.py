@@ -69,3 +69,8 @@ def rating_history(*, entry: LadderEntry) -> QuerySet[RatingChange]:
 
 def bot_ladders(*, bot: Bot) -> QuerySet[LadderEntry]:
     return LadderEntry.objects.filter(bot=bot).select_related("ladder")
+
+
+def bot_ladder_entries(*, bot: Bot) -> QuerySet[LadderEntry]:
+    """A bot's entries on every ladder, by ladder slug (its detail and its page)."""
+    return LadderEntry.objects.filter(bot=bot).select_related("ladder").order_by("ladder__slug")

@@ -39,7 +39,7 @@ from heights_platform.ladders import matchmaking
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
 from heights_platform.matches.models import Match, MatchSeat
 from heights_platform.matches.services import match_create, options_check
-from heights_rules import shared_first_points
+from heights_rules import DEFAULT_CATALOGUE, shared_first_points
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def ladder_create(
     name: str,
     players: int,
     options: dict[str, Any] | None = None,
-    catalogue: str = "reconstructed-v1",
+    catalogue: str = DEFAULT_CATALOGUE,
     is_active: bool = True,
     seed: int | None = None,
 ) -> Ladder:

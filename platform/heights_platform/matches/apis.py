@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
 from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.common.catalogues import catalogue_input
 from heights_platform.common.errors import ApiError
 from heights_platform.common.fields import RuleOptionsField
 from heights_platform.matches import selectors, services
@@ -210,7 +211,7 @@ class ChallengeCreateApi(GenericAPIView[Match]):
             child=serializers.IntegerField(), min_length=1, max_length=3, help_text="Bot ids."
         )
         options = RuleOptionsField(required=False, default=dict)
-        catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
+        catalogue = catalogue_input()
         seed = serializers.IntegerField(
             required=False,
             min_value=0,

@@ -5,6 +5,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from heights_platform.common.catalogues import catalogue_column
+
 
 class Match(models.Model):
     class Kind(models.TextChoices):
@@ -41,7 +43,7 @@ class Match(models.Model):
     players = models.PositiveSmallIntegerField()
     solo = models.BooleanField(default=False)
     options = models.JSONField(default=dict, blank=True)
-    catalogue = models.CharField(max_length=40, default="reconstructed-v1")
+    catalogue = catalogue_column()
     seed = models.BigIntegerField()  # secret until the match ends (see `seed_public`)
     seed_commitment = models.CharField(max_length=64, blank=True)
     # The seed was chosen by the creator (unrated play only), not drawn in secret.

@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from heights_platform.common import metrics
 from heights_platform.matches.models import Match, MatchSeat, SeatLog
-from heights_platform.matches.signals import match_recorded, results_recorded
-from heights_platform.replays.models import Replay, ReplayCheckpoint
-from heights_platform.replays.stepping import checkpoints_of
+from heights_platform.matches.signals import match_recorded, replay_received, results_recorded
 from heights_rules import Replay as ReplayRecord
 from heights_rules import ReplayError, players_ranked
 from heights_runner.contract import MatchResult, SeatResult, log_tail
@@ -47,17 +46,15 @@ def _next_finished_seq() -> int:
     return (latest or 0) + 1
 
 
-@dataclass(frozen=True, slots=True)
-class _CheckedReplay:
-    data: bytes
-    steps: int
-    checkpoints: list[tuple[int, bytes]]  # replays.stepping.checkpoints_of
+# A write that a receiver of `replay_received` prepared, run in the recording transaction.
+_ReplayWrite = Callable[[], None]
 
 
-def _replay_check(*, match: Match, result: MatchResult) -> _CheckedReplay:
-    """The replay as received, its step count and its checkpoints; ValueError if they do
-    not hold. Writes nothing: it runs before the results lock is taken, as the
-    simulation for the checkpoints is the costliest part of recording a result."""
+def _replay_check(*, match: Match, result: MatchResult) -> list[_ReplayWrite]:
+    """The replay as received, checked against the match, and what the apps that keep
+    replays prepared to write; ValueError if it does not hold. Writes nothing: it runs
+    before the results lock is taken, as the replays app's simulation for its
+    checkpoints is the costliest part of recording a result."""
     blob = result.replay_bytes()  # checks replay_sha256
     try:
         record = ReplayRecord.from_bytes(blob)
@@ -67,14 +64,11 @@ def _replay_check(*, match: Match, result: MatchResult) -> _CheckedReplay:
         raise ValueError("the result was played with another seed than the match's")
     if record.config.players != match.players or len(record.seats) != match.players:
         raise ValueError(f"the replay has {record.config.players} players, not {match.players}")
-    try:
-        checkpoints = checkpoints_of(record)
-    except ReplayError as err:
-        # Verification (replays.selectors.replay_verify) reports such a replay; the result
-        # stands as the runner played it, and its steps are simulated from the start.
-        log.warning("match %s: replay does not simulate, no checkpoints: %s", match.pk, err)
-        checkpoints = []
-    return _CheckedReplay(blob, len(record.actions), checkpoints)
+    # Django's stubs type a receiver's response as a string; ours return their writes.
+    prepared: Sequence[tuple[object, Any]] = replay_received.send(
+        sender=Match, match=match, record=record, data=blob, sha256=result.replay_sha256
+    )
+    return [write for _, write in prepared if callable(write)]
 
 
 def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
@@ -117,19 +111,11 @@ def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
     SeatLog.objects.bulk_create(logs)
 
 
-def _finish(*, match: Match, result: MatchResult, replay: _CheckedReplay) -> None:
+def _finish(*, match: Match, result: MatchResult, replay_writes: list[_ReplayWrite]) -> None:
     """Write the outcome of a `finished` result; ValueError when it does not hold."""
     _seats_record(match=match, results=result.seats)
-    row = Replay.objects.create(
-        match=match,
-        data=replay.data,
-        sha256=result.replay_sha256,
-        size=len(replay.data),
-        steps=replay.steps,
-    )
-    ReplayCheckpoint.objects.bulk_create(
-        [ReplayCheckpoint(replay=row, step=step, state=state) for step, state in replay.checkpoints]
-    )
+    for write in replay_writes:
+        write()
     match.status = Match.Status.FINISHED
     match.termination = result.termination[:24]
     match.rounds = result.rounds
@@ -186,18 +172,18 @@ def _result_record(*, result: MatchResult, batch: bool) -> Match | None:
         log.info("match %s already recorded; result ignored", match_id)
         return match
     error = result.error
-    replay: _CheckedReplay | None = None
+    replay_writes: list[_ReplayWrite] | None = None
     if result.status == "finished":
         try:
-            replay = _replay_check(match=match, result=result)
+            replay_writes = _replay_check(match=match, result=result)
         except ValueError as err:
             error = _rejected(match, err)
     _results_lock()
     now = timezone.now()
-    if replay is not None:
+    if replay_writes is not None:
         try:
             with transaction.atomic():  # a bad result leaves no half-written rows
-                _finish(match=match, result=result, replay=replay)
+                _finish(match=match, result=result, replay_writes=replay_writes)
         except ValueError as err:
             error = _rejected(match, err)
     if match.status != Match.Status.FINISHED:
@@ -208,7 +194,18 @@ def _result_record(*, result: MatchResult, batch: bool) -> Match | None:
     match.finished_seq = _next_finished_seq()
     match.save()
     match_recorded.send(sender=Match, match=match, batch=batch)
+    _count_on_commit(match=match, result=result)
     return match
+
+
+def _count_on_commit(*, match: Match, result: MatchResult) -> None:
+    """The result and its forfeits in the platform's metrics, once the transaction commits."""
+    finished = match.status == Match.Status.FINISHED
+    reasons = [s.forfeit.reason for s in result.seats if finished and s.forfeit is not None]
+    match_id, status = str(match.pk), str(match.status)
+    transaction.on_commit(
+        lambda: metrics.result_count(match_id=match_id, status=status, forfeit_reasons=reasons)
+    )
 
 
 def _rejected(match: Match, err: ValueError) -> str:

@@ -1,4 +1,4 @@
-"""What the matches app tells the apps above it: a result was recorded.
+"""What the matches app tells the apps above it: a replay arrived, a result was recorded.
 
 The matches app knows nothing of ladders, tournaments or qualification rules: each app
 that creates matches of its kind joins these signals in its `AppConfig.ready` and
@@ -18,3 +18,11 @@ match_recorded = Signal()
 
 # Sent at the end of `match_results_record`, with `matches`: those it recorded.
 results_recorded = Signal()
+
+# Sent once per `finished` result whose replay reads and fits the match, before the
+# results lock is taken, with `match`, `record` (the parsed heights_rules.Replay), `data`
+# (its bytes as received) and `sha256`: receivers may do slow work here (the replays app
+# simulates the game for its checkpoints) without holding up other results. Each returns
+# a callable that writes what it prepared: recording calls them in its transaction, once
+# the result is accepted, so they commit or roll back with it.
+replay_received = Signal()

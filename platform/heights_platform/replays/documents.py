@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from heights_platform.replays import stepping
-from heights_rules import PUBLIC, ActionError, ReplayError, action_text, new_game
+from heights_rules import PUBLIC, action_text, replay_advance, replay_start
 from heights_rules import Replay as ReplayRecord
 
 
@@ -42,23 +42,17 @@ def step_documents(record: ReplayRecord) -> Iterator[dict[str, Any]]:
     """Every step's public document in order, simulating the game once (what
     `step_document` gives for each step, without re-simulating from an anchor each time);
     ReplayError if the record does not simulate."""
-    try:
-        state = new_game(record.config, record.seed)
-    except ValueError as err:
-        raise ReplayError(f"cannot set up the game: {err}") from None
-    for index, action in enumerate(record.actions):
-        before = state.clone()
-        try:
-            events = state.apply(action)
-        except ActionError as err:
-            raise ReplayError(f"step {index}: action {action}: {err}") from None
+    state = replay_start(record)
+    before = state.clone()
+    for index, events in replay_advance(record, state):
         view = stepping.Step(
             index,
             before,
-            action,
+            record.actions[index],
             before.current_player(),
             [{"kind": e.kind, "player": e.player, "data": e.data} for e in events],
         )
         yield step_document(record=record, view=view)
+        before = state.clone()
     final = stepping.Step(len(record.actions), state, None, state.current_player(), [])
     yield step_document(record=record, view=final)

@@ -2,7 +2,7 @@
 
 Replays are of finished games, so every seat's view may be shown (`viewer`), and the
 seed is public. Verification re-simulates the record (heights_rules.replay.verify) and
-checks that the ranks it gives (heights_rules.outcome.final_ranks, as the runner ranks
+checks that the ranks it gives (heights_rules.ranking.final_ranks, as the runner ranks
 a match: forfeiting seats last, the Mayor ranked in solo) are the ranks recorded for
 the match, and that the stored bytes still match their sha256.
 """

@@ -1,6 +1,6 @@
 """Writes of the replays app: checkpoints for replays recorded before they were stored.
 
-A result's replay gets its checkpoints when it is recorded (matches.services); this
+A result's replay gets its checkpoints when it is recorded (replays.reactions); this
 fills them in for older rows, one replay per transaction, safe to run twice or
 alongside the platform (the unique (replay, step) constraint keeps one of each).
 """

@@ -31,7 +31,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from heights_rules import CHANCE, PUBLIC, ActionError, GameState, ReplayError, new_game
+from heights_rules import (
+    CHANCE,
+    PUBLIC,
+    GameState,
+    ReplayError,
+    replay_advance,
+    replay_start,
+)
 from heights_rules import Replay as ReplayRecord
 
 # Sized for random access over a few hundred replays of ~1,300 steps (a state is about
@@ -126,13 +133,9 @@ def _store(sha256: str, step: int, state: GameState) -> None:
 def checkpoints_of(record: ReplayRecord) -> list[tuple[int, bytes]]:
     """(step, compressed state) every CHECKPOINT_EVERY steps of the record, for storing
     with the replay; ReplayError if the record does not simulate."""
-    try:
-        state = new_game(record.config, record.seed)
-    except ValueError as err:
-        raise ReplayError(f"cannot set up the game: {err}") from None
+    state = replay_start(record)
     found = []
-    for index, action in enumerate(record.actions):
-        _apply(state, action, index)
+    for index, _ in replay_advance(record, state):
         if (index + 1) % CHECKPOINT_EVERY == 0:
             found.append((index + 1, zlib.compress(state.to_bytes())))
     return found
@@ -153,7 +156,8 @@ def _checkpoint(load: CheckpointLoader, step: int) -> tuple[int, GameState] | No
 def state_at(
     *, sha256: str, record: ReplayRecord, step: int, checkpoints: CheckpointLoader | None = None
 ) -> GameState:
-    """The state after the first `step` actions (== heights_rules.replay.simulate)."""
+    """The state after the first `step` actions (heights_rules.simulate, resumed from the
+    nearest state this process or the database holds)."""
     if not 0 <= step <= len(record.actions):
         raise ReplayError(f"step {step} is outside 0..{len(record.actions)}")
     found = _nearest(sha256, step)
@@ -163,25 +167,14 @@ def state_at(
             _store(sha256, *stored)
             found = stored
     if found is None:
-        try:
-            start, state = 0, new_game(record.config, record.seed)
-        except ValueError as err:
-            raise ReplayError(f"cannot set up the game: {err}") from None
+        start, state = 0, replay_start(record)
         _store(sha256, 0, state)
     else:
         start, state = found
-    for index in range(start, step):
-        _apply(state, record.actions[index], index)
+    for index, _ in replay_advance(record, state, start, step):
         if (index + 1) % ANCHOR_EVERY == 0:
             _store(sha256, index + 1, state)
     return state
-
-
-def _apply(state: GameState, action: int, index: int) -> None:
-    try:
-        state.apply(action)
-    except ActionError as err:
-        raise ReplayError(f"step {index}: action {action}: {err}") from None
 
 
 def step_view(
@@ -203,7 +196,9 @@ def step_view(
 
 
 def observation_of(state: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
-    """The viewer's observation without the `infoset` (the raw state document)."""
+    """The rules core's observation for `viewer` (for PUBLIC, the spectator's view, as the
+    engine serves it), less the `infoset`: the raw state document, which a page showing
+    the game has no use for."""
     view = state.observation(viewer)
     view.pop("infoset", None)
     return view

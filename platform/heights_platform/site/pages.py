@@ -72,7 +72,7 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def _ladder_histories(request: HttpRequest, bot: Bot) -> list[dict[str, object]]:
     """Per ladder: the entry, its charts, and its latest rating changes with opponents."""
     found: list[dict[str, object]] = []
-    for n, entry in enumerate(bots.bot_ladder_entries(bot=bot), start=1):
+    for n, entry in enumerate(ladders.bot_ladder_entries(bot=bot), start=1):
         changes = list(ladders.rating_history(entry=entry))
         latest = changes[-HISTORY_ROWS:][::-1]
         rows = match_rows(user=request.user, matches=[c.match for c in latest])

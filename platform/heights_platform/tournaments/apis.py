@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.settings import APISettings
 from rest_framework.views import APIView
 
+from heights_platform.common.catalogues import catalogue_input
 from heights_platform.common.converters import MAX_INDEX
 from heights_platform.common.errors import ApiError
 from heights_platform.common.fields import RuleOptionsField
@@ -124,7 +125,7 @@ class TournamentListApi(ListAPIView[Tournament]):
         registration_opens_at = serializers.DateTimeField()
         registration_closes_at = serializers.DateTimeField()
         options = RuleOptionsField(required=False)
-        catalogue = serializers.CharField(max_length=40, default="reconstructed-v1")
+        catalogue = catalogue_input()
         duplicate = serializers.BooleanField(default=False)
         swiss_rounds = serializers.IntegerField(required=False, allow_null=True, min_value=1)
         rated = serializers.BooleanField(default=True)

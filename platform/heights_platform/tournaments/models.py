@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from heights_platform.common.catalogues import catalogue_column
+
 
 class Tournament(models.Model):
     class Format(models.TextChoices):
@@ -21,7 +23,7 @@ class Tournament(models.Model):
     format = models.CharField(max_length=12, choices=Format.choices)
     players = models.PositiveSmallIntegerField()  # per game: 2, 3 or 4
     options = models.JSONField(default=dict, blank=True)
-    catalogue = models.CharField(max_length=40, default="reconstructed-v1")
+    catalogue = catalogue_column()
     duplicate = models.BooleanField(default=False)  # each pairing once per seat rotation
     swiss_rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     # Seeding order (and, when chosen, every match seed); secret until the end.

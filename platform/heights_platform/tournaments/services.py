@@ -48,6 +48,7 @@ from heights_platform.matches.models import Match
 from heights_platform.matches.services import match_create, options_check, seed_draw
 from heights_platform.tournaments import scheduling, selectors
 from heights_platform.tournaments.models import Tournament, TournamentBye, TournamentEntry
+from heights_rules import DEFAULT_CATALOGUE
 
 AnyUser = User | AnonymousUser
 
@@ -71,7 +72,7 @@ def tournament_create(
     registration_opens_at: datetime,
     registration_closes_at: datetime,
     options: dict[str, Any] | None = None,
-    catalogue: str = "reconstructed-v1",
+    catalogue: str = DEFAULT_CATALOGUE,
     duplicate: bool = False,
     swiss_rounds: int | None = None,
     rated: bool = True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sys
 import uuid
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_cli.progress import ProgressBar
-from heights_rules import FILE_SUFFIX
+from heights_rules import FILE_SUFFIX, SEED_BITS
 
 if TYPE_CHECKING:  # imported when a match runs: the CLI starts without the runner
     from heights_runner.contract import MatchResult
@@ -70,9 +71,12 @@ def register(commands: Any) -> None:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", default="", help="engine service address (default: in-process)")
-    p.add_argument("--move-ms", type=int, default=1000, help="time per move (default 1000)")
-    p.add_argument("--bank-ms", type=int, default=10_000, help="time bank per game (default 10000)")
-    p.add_argument("--start-ms", type=int, default=5000, help="start-up time (default 5000)")
+    # The defaults are the runner's (contract.TimeLimits), filled in when a match is built:
+    # the CLI starts without importing the runner, and never keeps a copy of its numbers.
+    runner_default = "(default: the runner's, docs/bot-protocol.md)"
+    p.add_argument("--move-ms", type=int, help=f"time per move {runner_default}")
+    p.add_argument("--bank-ms", type=int, help=f"time bank per game {runner_default}")
+    p.add_argument("--start-ms", type=int, help=f"start-up time {runner_default}")
     p.add_argument(
         "--allow-unsandboxed",
         action="store_true",
@@ -86,8 +90,9 @@ def _base(args: argparse.Namespace, players: int, solo: bool) -> Any:
     from heights_runner.contract import MatchSpec, TimeLimits
 
     options = parse_rule_options(args.option).to_dict() if args.option else {}
-    limits = TimeLimits(args.move_ms, args.bank_ms, args.start_ms)
-    seed = args.seed if args.seed is not None else uuid.uuid4().int >> 65
+    given = {"move_ms": args.move_ms, "bank_ms": args.bank_ms, "start_ms": args.start_ms}
+    limits = TimeLimits(**{name: ms for name, ms in given.items() if ms is not None})
+    seed = args.seed if args.seed is not None else secrets.randbits(SEED_BITS)
     placeholder: Any = ()
     return MatchSpec(
         uuid.uuid4().hex[:12], seed, placeholder, solo=solo, options=options, limits=limits

@@ -20,13 +20,13 @@ from redis.exceptions import RedisError
 
 from heights_engine.auth import OperatorCheck, write_token_file
 from heights_engine.games import Games
-from heights_engine.json_logs import JsonFormatter
 from heights_engine.metrics import MetricsInterceptor, serve_metrics
 from heights_engine.proto import engine_service_pb2, engine_service_pb2_grpc
 from heights_engine.redis_store import RedisStore
 from heights_engine.servicer import EngineServicer
 from heights_engine.settings import Settings, SettingsError
 from heights_engine.store import GameStore, MemoryStore
+from heights_logs import JsonFormatter
 
 log = logging.getLogger("heights_engine")
 SERVICE_NAME = engine_service_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name

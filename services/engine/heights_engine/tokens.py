@@ -14,12 +14,14 @@ import hashlib
 import hmac
 import secrets
 
+from heights_rules import SEED_BITS
+
 SALT_BYTES = 16
 
 
 def new_seed() -> int:
     """A seed from OS randomness, for a game whose creator gave none."""
-    return secrets.randbits(64)
+    return secrets.randbits(SEED_BITS)
 
 
 def new_salt() -> bytes:

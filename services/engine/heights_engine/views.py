@@ -1,7 +1,7 @@
 """What a viewer is shown: the domain form of a game view, built from a state.
 
 A seat sees its own observation (its information set); without a seat token a caller
-is a spectator and sees the public observation without the list of legal actions. The
+is a spectator and sees the rules core's public observation (no legal actions). The
 seed and its salt appear only once the game is over.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 from heights_engine.store import GameRecord
 from heights_rules import PUBLIC, GameConfig, GameState, Outcome, outcome
 
-SPECTATOR = PUBLIC
+SPECTATOR = PUBLIC  # the rules core's public observation is the spectator's view
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +46,6 @@ class View:
     patch_base: int = -1
 
 
-def observe(state: GameState, viewer: int) -> dict[str, Any]:
-    """The observation for a seat, or the public one (without legal actions)."""
-    data = state.observation(viewer)
-    if viewer == SPECTATOR:
-        data["legal"] = []
-    return data
-
-
 def build_view(
     record: GameRecord, config: GameConfig, state: GameState, sequence: int, viewer: int
 ) -> View:
@@ -66,7 +58,7 @@ def build_view(
         to_move=-1 if over else state.current_player(),
         phase=state.phase.value,
         round=state.round,
-        observation=observe(state, viewer),
+        observation=state.observation(viewer),
         config=config,
         seat_names=record.seat_names,
         commitment=record.commitment,

@@ -62,20 +62,22 @@ from heights_rules.options import (
     StartSpacing,
     validate_options,
 )
-from heights_rules.outcome import (
+from heights_rules.patches import make_patch
+from heights_rules.ranking import (
     MAYOR_SEAT,
     final_ranks,
     players_ranked,
     score_ranks,
     shared_first_points,
 )
-from heights_rules.patches import make_patch
 from heights_rules.replay import (
     ENGINE_VERSION,
     FILE_SUFFIX,
     Recorder,
     Replay,
     Verification,
+    replay_advance,
+    replay_start,
     simulate,
     verify,
 )
@@ -156,6 +158,8 @@ __all__ = [
     "place_costs",
     "players_ranked",
     "prime_costs",
+    "replay_advance",
+    "replay_start",
     "score_ranks",
     "shared_first_points",
     "simulate",

@@ -171,6 +171,36 @@ def check_schema(raw: dict[str, Any]) -> None:
         raise CatalogueError(f"catalogue invalid at {where}: {first.message}")
 
 
+def library_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The effect and scoring-function names a catalogue may use: the schema's lists.
+
+    One list for the data and the code: effects.py and scoring.py implement exactly these
+    (tests/rules/test_catalogue_loading.py), and loading checks them even when it skips
+    the rest of the schema, so a name the library lacks never loads to do nothing.
+    """
+    defs = _schema()["$defs"]
+    return frozenset(defs["effectName"]["enum"]), frozenset(defs["scoringFnName"]["enum"])
+
+
+def _check_library_names(tiles: tuple[TileDef, ...], objectives: list[ObjectiveDef]) -> None:
+    effects, functions = library_names()
+    refs = [ref for t in tiles for ref in (t.variable_vp, t.end_bonus) if ref is not None]
+    refs += [o.scoring for o in objectives]
+    for tile in tiles:
+        for effect in tile.purple or ():
+            if effect.effect not in effects:
+                allowed = ", ".join(sorted(effects))
+                raise CatalogueError(
+                    f"tile {tile.id}: unknown effect {effect.effect!r}; effects: {allowed}"
+                )
+            if effect.effect == "score":
+                refs.append(ScoringRef(str(effect.params.get("fn")), {}))
+    for ref in refs:
+        if ref.fn not in functions:
+            allowed = ", ".join(sorted(functions))
+            raise CatalogueError(f"unknown scoring function {ref.fn!r}; functions: {allowed}")
+
+
 def parse_catalogue(raw: dict[str, Any]) -> Catalogue:
     """Validate raw catalogue JSON against the schema and the consistency rules, then type it."""
     sha256 = hashlib.sha256(canonical_json(raw)).hexdigest()
@@ -194,6 +224,9 @@ def parse_catalogue(raw: dict[str, Any]) -> Catalogue:
         if sides != ["A", "B"]:
             raise CatalogueError(f"board {number} needs exactly sides A and B, has {sides}")
     costs = raw["market_costs"]
+    ads = tuple(_objective(i, a) for i, a in enumerate(raw["ads"]))
+    targets = tuple(_objective(i, t) for i, t in enumerate(raw["targets"]))
+    _check_library_names(tiles, [*ads, *targets])
     return Catalogue(
         id=raw["id"],
         sha256=sha256,
@@ -201,8 +234,8 @@ def parse_catalogue(raw: dict[str, Any]) -> Catalogue:
         market_costs=(tuple(costs["level1"]), tuple(costs["level2"])),
         boards=boards,
         tiles=tiles,
-        ads=tuple(_objective(i, a) for i, a in enumerate(raw["ads"])),
-        targets=tuple(_objective(i, t) for i, t in enumerate(raw["targets"])),
+        ads=ads,
+        targets=targets,
         raw=raw,
     )
 

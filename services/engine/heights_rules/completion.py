@@ -5,7 +5,7 @@ from __future__ import annotations
 from heights_rules.components import MEEPLES, Score
 from heights_rules.economy import gain_meeple, meeple_available
 from heights_rules.frames import F, frame
-from heights_rules.outcome import MAYOR_SEAT
+from heights_rules.ranking import MAYOR_SEAT
 from heights_rules.state import GameState
 
 

@@ -100,7 +100,6 @@ _RUNNERS = {
     "score": _score,
     "double_politicians": _double_politicians,
 }
-EFFECTS = tuple(sorted(_RUNNERS))
 
 
 def pick_meeple(s: GameState, p: int, colour: int, bucket: int) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from heights_rules.components import SCORES, Score
-from heights_rules.outcome import MAYOR_SEAT, score_ranks
+from heights_rules.ranking import MAYOR_SEAT, score_ranks
 from heights_rules.scoring import evaluate
 from heights_rules.state import GameState, Phase, Termination
 

@@ -12,7 +12,7 @@ from heights_rules.economy import gain_cube, start_payment
 from heights_rules.frames import Purpose
 from heights_rules.geometry import COLS, DISTANCE, SPACES, manhattan, space_name
 from heights_rules.options import StartSpacing
-from heights_rules.outcome import MAYOR_SEAT
+from heights_rules.ranking import MAYOR_SEAT
 from heights_rules.state import GameState
 
 TRADE_PRICE = (2, 2, 2, 3)  # wood, concrete, glass: 2 any; steel: 3 any (§4.3.7)

@@ -18,12 +18,15 @@ from heights_rules.economy import MISC
 from heights_rules.final import target_values
 from heights_rules.geometry import space_name
 from heights_rules.market import market_cost
-from heights_rules.outcome import MAYOR_SEAT
+from heights_rules.ranking import MAYOR_SEAT
 from heights_rules.rng import KeyedRng
 from heights_rules.serialize import from_dict, to_dict
 from heights_rules.state import CHANCE, FLAT_LISTS, NESTED_LISTS, TERMINAL, GameState, Phase
 
-PUBLIC = -1  # the spectator's viewpoint
+# The spectator's viewpoint. `observation(s, PUBLIC)` is the one definition of what a
+# spectator sees (the engine's spectator view, the platform's replay steps): the public
+# state, no hidden parts, and no list of legal actions.
+PUBLIC = -1
 HIDDEN = -1  # a hidden Target in an infoset
 _REBUILT = ("piles", "targets")  # made afresh below, redacted: not worth copying first
 
@@ -123,7 +126,9 @@ def observation(s: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
         "map": _map_view(s),
         "infoset": infoset(s, viewer),
     }
-    if to_move == viewer or (viewer == PUBLIC and to_move >= 0):
+    # Only the seat to move is shown its choices; never a spectator (nor chance's, whose
+    # CHANCE is PUBLIC's number).
+    if to_move == viewer != PUBLIC:
         view["legal"] = [{"id": a, "text": action_text(a)} for a in s.legal_actions()]
     return view
 

@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import json
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,7 @@ from heights_rules.options import GameConfig, RuleOptionError
 from heights_rules.rng import SEED_BITS
 from heights_rules.serialize import state_hash
 from heights_rules.setup import new_game
-from heights_rules.state import GameState
+from heights_rules.state import Event, GameState
 
 FORMAT = "rolling-heights-replay"
 FORMAT_VERSION = 1
@@ -191,17 +192,39 @@ class Verification:
     first_bad_step: int | None = None
 
 
-def simulate(replay: Replay, upto: int | None = None) -> GameState:
-    """The state after the first `upto` actions (all of them by default)."""
+def replay_start(replay: Replay) -> GameState:
+    """The state before the record's first action; ReplayError if it cannot be set up."""
     try:
-        state = new_game(replay.config, replay.seed)
+        return new_game(replay.config, replay.seed)
     except ValueError as err:
         raise ReplayError(f"cannot set up the game: {err}") from None
-    for step, action in enumerate(replay.actions[:upto]):
+
+
+def replay_advance(
+    replay: Replay, state: GameState, start: int = 0, upto: int | None = None
+) -> Iterator[tuple[int, list[Event]]]:
+    """Play the record's actions `start`..`upto` - 1 on `state`, the state after the first
+    `start` of them (`replay_start` for 0), in place; after each, yield its step and the
+    events it caused. ReplayError at an action the state refuses.
+
+    The one way through a record, for everyone who steps through one (`simulate`, the
+    platform's cached stepping and its documents): a state saved at some step resumes here.
+    """
+    stop = len(replay.actions) if upto is None else min(upto, len(replay.actions))
+    for step in range(start, stop):
+        action = replay.actions[step]
         try:
-            state.apply(action)
+            events = state.apply(action)
         except ActionError as err:
             raise ReplayError(f"step {step}: action {action}: {err}") from None
+        yield step, events
+
+
+def simulate(replay: Replay, upto: int | None = None) -> GameState:
+    """The state after the first `upto` actions (all of them by default)."""
+    state = replay_start(replay)
+    for _ in replay_advance(replay, state, 0, len(replay.actions[:upto])):
+        pass
     return state
 
 

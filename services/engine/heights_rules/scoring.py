@@ -281,4 +281,3 @@ _FUNCTIONS: dict[str, Callable[[GameState, int, Params, int], int]] = {
     "neighborhoods_present": neighborhoods_present,
     "stack_height_at_least": stack_height_at_least,
 }
-SCORING_FUNCTIONS = tuple(sorted(_FUNCTIONS))

@@ -7,7 +7,7 @@ from heights_rules.components import CUBE_COUNTS, MEEPLE_COUNTS, Bucket, Meeple
 from heights_rules.frames import F, frame
 from heights_rules.geometry import MapGeometry, Slot
 from heights_rules.options import GameConfig
-from heights_rules.outcome import players_ranked
+from heights_rules.ranking import players_ranked
 from heights_rules.rng import KeyedRng
 from heights_rules.state import GameState, Phase, catalogue_for, empty_lists
 

@@ -10,7 +10,7 @@ from heights_rules.economy import is_full, place_real_cube, supply_ran_out
 from heights_rules.frames import F, Purpose, frame
 from heights_rules.geometry import space_name
 from heights_rules.market import put_on_map, slide_and_refill
-from heights_rules.outcome import MAYOR_SEAT
+from heights_rules.ranking import MAYOR_SEAT
 from heights_rules.state import GameState
 
 _BUILD = OFFSETS[ActionKind.BUILD]

@@ -12,7 +12,10 @@ import base64
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from heights_bots import BOT_NAMES
+from heights_rules import DEFAULT_CATALOGUE
 
 # How a process reaches the runner's broker (Redis, the embedded file broker or memory):
 # the platform's Celery app speaks to the same one, so it takes the settings from here.
@@ -41,7 +44,8 @@ QUEUE_MATCHES = "matches"
 QUEUE_SHORT = "short"
 QUEUE_RESULTS = "results"
 
-BUILTIN_BOTS = ("random", "greedy", "search")
+# The built-in bots are heights_bots' registry; the platform offers them by these names.
+BUILTIN_BOTS: tuple[str, ...] = BOT_NAMES
 
 # A submitted single file's kind is its suffix (its language); an archive is "zip".
 BotKind = Literal["builtin", "py", "js", "java", "cpp", "rs", "zip"]
@@ -57,17 +61,7 @@ ForfeitReason = Literal[
     "sandbox",  # the sandbox refused to start the bot
     "build",  # a compiled bot's build failed (or overran its limits)
 ]
-FORFEIT_REASONS: tuple[str, ...] = (
-    "start_timeout",
-    "timeout",
-    "crash",
-    "garbage",
-    "illegal",
-    "flood",
-    "memory",
-    "sandbox",
-    "build",
-)
+FORFEIT_REASONS: tuple[str, ...] = get_args(ForfeitReason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +130,7 @@ class MatchSpec:
     seats: tuple[SeatSpec, ...]
     solo: bool = False
     options: dict[str, Any] = field(default_factory=dict)  # RuleOptions fields by name
-    catalogue: str = "reconstructed-v1"
+    catalogue: str = DEFAULT_CATALOGUE
     limits: TimeLimits = TimeLimits()
     reply_to: str = TASK_RECORD_RESULT  # task that receives the result; "" for none
 
@@ -159,7 +153,7 @@ class MatchSpec:
             seats=seats,
             solo=bool(data.get("solo", False)),
             options=dict(data.get("options", {})),
-            catalogue=str(data.get("catalogue", "reconstructed-v1")),
+            catalogue=str(data.get("catalogue", DEFAULT_CATALOGUE)),
             limits=TimeLimits(**_known(TimeLimits, dict(data.get("limits", {})))),
             reply_to=str(data.get("reply_to", TASK_RECORD_RESULT)),
         )
@@ -219,7 +213,7 @@ class Forfeit:
 class SeatResult:
     seat: int
     name: str
-    rank: int  # heights_rules.outcome.final_ranks: ties shared, forfeits last, the Mayor ranked
+    rank: int  # heights_rules.ranking.final_ranks: ties shared, forfeits last, the Mayor ranked
     score: int
     forfeit: Forfeit | None
     moves: int  # decisions the bot itself made

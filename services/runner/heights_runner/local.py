@@ -97,7 +97,7 @@ class Standing:
 
     def add(self, rank: int, points: Fraction, score: int, result_seat: Any) -> None:
         """One match of this bot: its final rank and its shared-first points (both from
-        heights_rules.outcome)."""
+        heights_rules.ranking)."""
         self.games += 1
         self.rank_sum += rank
         self.score_sum += score

@@ -1,4 +1,4 @@
-"""heights_rules.outcome: ranks, forfeits and shared-first points (hypothesis over ties).
+"""heights_rules.ranking: ranks, forfeits and shared-first points (hypothesis over ties).
 
 The oracles here are written another way than the module: a rank is one plus the number
 of players with a strictly better sort key, the key being (forfeited, engine rank).
