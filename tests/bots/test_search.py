@@ -9,8 +9,8 @@ from heights_bots.candidates import candidates
 from heights_bots.greedy import greedy_action
 from heights_bots.search import SearchBot
 from heights_rules.frames import F
+from heights_rules.game import GameState
 from heights_rules.options import GameConfig
-from heights_rules.state import GameState
 
 Positions = Callable[[GameConfig, int, int], Iterator[GameState]]
 

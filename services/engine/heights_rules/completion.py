@@ -6,10 +6,10 @@ from heights_rules.components import MEEPLES, Score
 from heights_rules.economy import gain_meeple, meeple_available
 from heights_rules.frames import F, frame
 from heights_rules.outcome import MAYOR_SEAT
-from heights_rules.state import GameState
+from heights_rules.state import State
 
 
-def complete_building(s: GameState, tile: int) -> None:
+def complete_building(s: State, tile: int) -> None:
     """Score the tile, hand out its meeples, cap it; the end check ran per cube."""
     p = s.owner[tile]
     s.complete[tile] = True
