@@ -10,6 +10,7 @@ from heights_rules.economy import gain_cube, gain_meeple, pay_unit
 from heights_rules.effects import pick_meeple, run_effect
 from heights_rules.frames import F, Purpose, frame
 from heights_rules.market import finish_payment, on_place, take_from_market
+from heights_rules.solo import mayor_build_choice, mayor_on_place
 from heights_rules.state import State
 
 
@@ -83,11 +84,16 @@ def _target(s: State, p: int, index: int) -> None:
 def _build(s: State, p: int, arg: int) -> None:
     space, stack = divmod(arg, MAX_STACKS)
     if s.stack[-1][0] is F.MAYOR_BUILD:
-        from heights_rules.solo import mayor_build_choice
-
         mayor_build_choice(s, stack)
     else:
         main_phase.build(s, p, space, stack)
+
+
+def _place(s: State, p: int, space: int) -> None:
+    if s.stack[-1][2] == Purpose.MAYOR:
+        mayor_on_place(s, space)
+    else:
+        on_place(s, p, space)
 
 
 def _done(s: State, p: int, arg: int) -> None:
@@ -104,7 +110,7 @@ _HANDLERS = {
     ActionKind.ACTIVATE: _activate,
     ActionKind.BUY: lambda s, p, a: main_phase.buy(s, p, *divmod(a, MARKET_SIZE)),
     ActionKind.TAKE: lambda s, p, a: main_phase.take(s, p, *divmod(a, MARKET_SIZE)),
-    ActionKind.PLACE: on_place,
+    ActionKind.PLACE: _place,
     ActionKind.TRADE: main_phase.trade,
     ActionKind.WILD: main_phase.use_wild,
     ActionKind.CUBE: _cube,

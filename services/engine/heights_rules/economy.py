@@ -9,7 +9,6 @@ only once every real cube of its colour is on buildings (A-21).
 from __future__ import annotations
 
 from heights_rules.components import CUBE_NAMES, CUBES, MEEPLE_NAMES, Bucket, Score
-from heights_rules.frames import F, frame
 from heights_rules.options import EndTrigger
 from heights_rules.state import State
 
@@ -81,25 +80,6 @@ def can_build_colour(s: State, p: int, colour: int) -> bool:
     )
 
 
-def build_cube(s: State, p: int, tile: int, stack: int) -> None:
-    """Put one of p's cubes on a stack of p's tile; real cubes first (§5.1)."""
-    colour = s.catalogue.tiles[tile].stacks[stack][0]
-    held = s.cubes[p]
-    if held[colour] > 0:
-        held[colour] -= 1
-        place_real_cube(s, colour)
-    else:
-        held[MISC + colour] -= 1
-    fill = list(s.fill[tile])
-    fill[stack] += 1
-    s.fill[tile] = tuple(fill)
-    s.log("build", p, tile=s.catalogue.tiles[tile].id, stack=stack)
-    if is_full(s, tile):
-        from heights_rules.completion import complete_building
-
-        complete_building(s, tile)
-
-
 def place_real_cube(s: State, colour: int) -> None:
     """A real cube lands on a building: the game-end check of §6."""
     s.on_buildings[colour] += 1
@@ -131,16 +111,6 @@ def gain_meeple(s: State, p: int, colour: int) -> None:
 
 def meeple_available(s: State, colour: int) -> bool:
     return s.meeple_supply[colour] > 0 or not s.config.options.meeple_supply_limited
-
-
-def start_payment(s: State, p: int, units: int, purpose: int, ctx: tuple[int, int]) -> None:
-    """Push the unit-by-unit payment of `units`; finishing it runs the purpose's effect."""
-    from heights_rules.market import finish_payment
-
-    if units > 0:
-        s.stack.append(frame(F.PAY, p, units, purpose, ctx))
-    else:
-        finish_payment(s, p, purpose, ctx)
 
 
 def score_politicians(s: State, p: int, vp: int) -> None:

@@ -6,10 +6,11 @@ if it can run to the end, so a Public Figure can never lead to a dead end.
 
 from __future__ import annotations
 
-from heights_rules.catalogue import EffectRef
+from heights_rules.catalogue import EffectRef, ScoringRef
 from heights_rules.components import MEEPLE_NAMES, N_BUCKETS, Meeple, Score
-from heights_rules.economy import gain_wild
+from heights_rules.economy import gain_wild, meeple_available
 from heights_rules.frames import F, PickEffect, frame
+from heights_rules.scoring import evaluate
 from heights_rules.state import State
 
 
@@ -34,8 +35,6 @@ def effect_usable(s: State, p: int, ref: EffectRef) -> bool:
         source = Meeple[ref.params["from"]]
         target = Meeple[ref.params["to"]]
         owned = sum(s.meeples[p][source * N_BUCKETS : (source + 1) * N_BUCKETS])
-        from heights_rules.economy import meeple_available
-
         return owned > 0 and meeple_available(s, target)
     return ref.effect in _RUNNERS
 
@@ -75,9 +74,6 @@ def _sacrifice(s: State, p: int, tile: int, ref: EffectRef) -> None:
 
 
 def _score(s: State, p: int, tile: int, ref: EffectRef) -> None:
-    from heights_rules.catalogue import ScoringRef
-    from heights_rules.scoring import evaluate
-
     scoring = ScoringRef(ref.params["fn"], ref.params.get("params", {}))
     vp = evaluate(s, p, scoring, s.space_of[tile])
     s.add_score(p, Score.ABILITIES, vp, s.catalogue.tiles[tile].name)

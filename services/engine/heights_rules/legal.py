@@ -6,9 +6,11 @@ from heights_rules.actions import OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import MEEPLES, N_BUCKETS, Bucket
 from heights_rules.economy import payment_sources
+from heights_rules.effects import usable_buildings
 from heights_rules.frames import F, PickEffect, Purpose
 from heights_rules.main_phase import main_legal, upgrade_targets
 from heights_rules.market import place_costs, prime_costs, start_spaces
+from heights_rules.solo import mayor_build_options
 from heights_rules.state import State
 
 _O = OFFSETS
@@ -41,8 +43,6 @@ def legal_actions(s: State) -> list[int]:
     if kind == _PLACE:
         return [_PLACE_ID + space for space in _place_spaces(s, p, a, c)]
     if kind is F.MAYOR_BUILD:
-        from heights_rules.solo import mayor_build_options
-
         return mayor_build_options(s)
     return _FRAME_LEGAL[kind](s, p, a, b, c)
 
@@ -95,8 +95,6 @@ def _upgrade(s: State, p: int, a: int, taken: int, c: object) -> list[int]:
 
 
 def _use(s: State, p: int, level: int, b: int, c: object) -> list[int]:
-    from heights_rules.effects import usable_buildings
-
     return sorted(_O[_K.USE] + s.space_of[t] for t in usable_buildings(s, p, level))
 
 

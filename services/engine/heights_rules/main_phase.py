@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from heights_rules.actions import ACTIVATE_MODES, MAX_STACKS, OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
+from heights_rules.completion import build_cube
 from heights_rules.components import MEEPLE_NAMES, MEEPLES, N_BUCKETS, PRODUCES, Bucket, Meeple
 from heights_rules.economy import (
-    build_cube,
     can_build_colour,
     gain_cube,
     score_politicians,

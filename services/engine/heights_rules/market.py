@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import Score
-from heights_rules.economy import gain_cube, start_payment
-from heights_rules.frames import Purpose
+from heights_rules.economy import gain_cube
+from heights_rules.frames import F, Purpose, frame
 from heights_rules.geometry import COLS, DISTANCE, SPACES, manhattan, space_name
 from heights_rules.options import StartSpacing
-from heights_rules.outcome import MAYOR_SEAT
 from heights_rules.state import State
 
 TRADE_PRICE = (2, 2, 2, 3)  # wood, concrete, glass: 2 any; steel: 3 any (§4.3.7)
@@ -137,12 +136,6 @@ def on_place(s: State, p: int, space: int) -> None:
     """The PLACE decision: put the tile down, then pay what the space costs."""
     _, _, purpose, tile, extra = s.stack.pop()
     cost = extra + _space_cost(s, p, space) if purpose == Purpose.BUY else s.geo.prime[space]
-    if purpose == Purpose.MAYOR:  # seat 0 chose the space, but the tile is the Mayor's
-        from heights_rules.solo import mayor_placed
-
-        put_on_map(s, MAYOR_SEAT, tile, space)
-        mayor_placed(s, tile, space)
-        return
     put_on_map(s, p, tile, space)
     if purpose == Purpose.START:
         zoning_bonus(s, p, tile, space)
@@ -154,6 +147,14 @@ def _space_cost(s: State, p: int, space: int) -> int:
     """Prime cost plus one per space between it and p's nearest tile (§4.3.8, A-06)."""
     near = s.near[p][space]
     return s.geo.prime[space] + (near - 1 if near > 1 else 0)
+
+
+def start_payment(s: State, p: int, units: int, purpose: int, ctx: tuple[int, int]) -> None:
+    """Push the unit-by-unit payment of `units`; finishing it runs the purpose's effect."""
+    if units > 0:
+        s.stack.append(frame(F.PAY, p, units, purpose, ctx))
+    else:
+        finish_payment(s, p, purpose, ctx)
 
 
 def finish_payment(s: State, p: int, purpose: int, ctx: tuple[int, int]) -> None:

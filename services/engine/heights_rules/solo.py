@@ -175,3 +175,10 @@ def _place(s: State, tile: int, stack: int) -> None:
     s.stack.append(frame(F.MAYOR_BUILD, p, tile, left - 1))
     if is_full(s, tile):
         complete_building(s, tile)
+
+
+def mayor_on_place(s: State, space: int) -> None:
+    """The Mayor's PLACE decision: seat 0 chose the space, but the tile is the Mayor's."""
+    tile = s.stack.pop()[3]
+    put_on_map(s, MAYOR_SEAT, tile, space)
+    mayor_placed(s, tile, space)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from heights_rules.components import MEEPLE_NAMES, MEEPLES, N_BUCKETS, Bucket
 from heights_rules.economy import MISC, gain_wild
+from heights_rules.final import final_scoring
 from heights_rules.frames import F, RollKind, frame
 from heights_rules.market import place_tokens, slide_and_refill
+from heights_rules.solo import mayor_build_auto, mayor_roll
 from heights_rules.state import Phase, State, Termination
 
 MAX_ACTIVE = 10
@@ -92,8 +94,6 @@ def resolve_roll(s: State) -> None:
     """The ROLL chance step."""
     _, p, kind, mayor_rolls_left, _ = s.stack.pop()
     if kind == RollKind.MAYOR:
-        from heights_rules.solo import mayor_roll
-
         if mayor_rolls_left:
             s.stack.append(frame(F.ROLL, -1, RollKind.MAYOR, mayor_rolls_left - 1))
         mayor_roll(s)
@@ -170,12 +170,8 @@ def advance(s: State) -> None:
     """Run the engine's own steps until a decision or a roll is pending, or the game ends."""
     while True:
         if s.stack:
-            top = s.stack[-1]
-            if top[0] is F.MAYOR_BUILD:
-                from heights_rules.solo import mayor_build_auto
-
-                if mayor_build_auto(s):
-                    continue
+            if s.stack[-1][0] is F.MAYOR_BUILD and mayor_build_auto(s):
+                continue
             return
         if s.phase is Phase.START:
             _next_start_placement(s)
@@ -184,8 +180,6 @@ def advance(s: State) -> None:
         elif s.phase is Phase.MAYOR:
             _after_round(s)
         elif s.phase is Phase.TARGETS:
-            from heights_rules.final import final_scoring
-
             final_scoring(s)
             s.phase = Phase.OVER
             return
