@@ -24,6 +24,7 @@ COMPILED = (
     "effects",
     "final",
     "frames",
+    "game",
     "geometry",
     "legal",
     "main_phase",

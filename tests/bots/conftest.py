@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from heights_bots.greedy import greedy_action
+from heights_rules.game import GameState, new_game
 from heights_rules.options import GameConfig
 from heights_rules.rng import KeyedRng
-from heights_rules.setup import new_game
-from heights_rules.state import CHANCE, GameState
+from heights_rules.state import CHANCE
 
 CONFIGS = {
     "solo": GameConfig.solo_game(),

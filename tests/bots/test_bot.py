@@ -8,8 +8,8 @@ from heights_bots import BOT_NAMES, Bot, make_bot, seat_seed
 from heights_bots.greedy import GreedyBot
 from heights_bots.random_bot import RandomBot
 from heights_bots.search import SearchBot
+from heights_rules.game import new_game
 from heights_rules.options import GameConfig
-from heights_rules.setup import new_game
 
 
 def test_registry_builds_every_named_bot() -> None:

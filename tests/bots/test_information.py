@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 
 from heights_bots.greedy import GreedyBot
 from heights_bots.search import SearchBot
-from heights_rules.observation import determinize, from_infoset, infoset
+from heights_rules.game import GameState, determinize, from_infoset
+from heights_rules.observation import infoset
 from heights_rules.options import GameConfig
-from heights_rules.state import GameState
 
 Positions = Callable[[GameConfig, int, int], Iterator[GameState]]
 

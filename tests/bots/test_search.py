@@ -9,8 +9,8 @@ from heights_bots.candidates import candidates
 from heights_bots.greedy import greedy_action
 from heights_bots.search import SearchBot
 from heights_rules.frames import F
+from heights_rules.game import GameState
 from heights_rules.options import GameConfig
-from heights_rules.state import GameState
 
 Positions = Callable[[GameConfig, int, int], Iterator[GameState]]
 
@@ -25,13 +25,13 @@ def test_candidates_start_with_greedy_and_are_legal(positions: Positions) -> Non
         assert set(moves) <= set(legal)
         assert len(moves) == len(set(moves))
         if len(moves) > 1:
-            seen_kinds.add(state.stack[-1][0])
+            seen_kinds.add(state.stack[-1].kind)
     assert {F.RISK, F.MAIN, F.PLACE} <= seen_kinds
 
 
 def test_risk_compares_both_answers(positions: Positions) -> None:
     for state in positions(GameConfig(players=2), 13, 1):
-        if state.stack[-1][0] is F.RISK:
+        if state.stack[-1].kind is F.RISK:
             seat = state.current_player()
             assert sorted(candidates(state, seat, state.legal_actions())) == [ids.RALLY, ids.STOP]
             return
@@ -40,7 +40,7 @@ def test_risk_compares_both_answers(positions: Positions) -> None:
 
 def test_payments_are_not_searched(positions: Positions) -> None:
     for state in positions(GameConfig(players=2), 14, 1):
-        if state.stack[-1][0] is F.PAY:
+        if state.stack[-1].kind is F.PAY:
             seat = state.current_player()
             assert len(candidates(state, seat, state.legal_actions())) == 1
 

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from heights_bots.bot import make_bot
 from heights_rules import CHANCE, TERMINAL, GameConfig, GameState
+from heights_rules.game import new_game
 from heights_rules.observation import PUBLIC
 from heights_rules.patches import make_patch
-from heights_rules.setup import new_game
 from heights_sdk.patch import PatchError, apply_patch
 
 

@@ -35,7 +35,8 @@ from heights_rules import (
     outcome,
 )
 from heights_rules.components import CUBES, MEEPLE_COUNTS, MEEPLES, N_BUCKETS, SCORES
-from heights_rules.observation import HIDDEN, PUBLIC, determinize, from_infoset, infoset
+from heights_rules.game import determinize, from_infoset
+from heights_rules.observation import HIDDEN, PUBLIC, infoset
 from heights_rules.rng import KeyedRng
 from heights_rules.serialize import to_dict
 

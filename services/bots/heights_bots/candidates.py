@@ -29,12 +29,12 @@ def candidates(s: GameState, seat: int, legal: list[int]) -> list[int]:
     if len(legal) == 1:
         return legal
     first = greedy_action(s, seat)
-    kind = s.stack[-1][0]
+    kind = s.stack[-1].kind
     if kind is F.RISK:
         return [first, ids.STOP if first == ids.RALLY else ids.RALLY]
     if kind is F.MAIN:
         more = _main(s, seat, legal, first)
-    elif kind is F.PLACE and s.stack[-1][2] != Purpose.MAYOR:
+    elif kind is F.PLACE and s.stack[-1].purpose != Purpose.MAYOR:
         more = _spaces(s, seat, legal)
     elif kind in (F.START, F.TAKE):
         more = _plans(s, seat, legal, ids.START if kind is F.START else ids.TAKE)
@@ -66,7 +66,8 @@ def _main(s: GameState, seat: int, legal: list[int], first: int) -> list[int]:
 
 
 def _spaces(s: GameState, seat: int, legal: list[int]) -> list[int]:
-    _, _, purpose, tile, _ = s.stack[-1]
+    top = s.stack[-1]
+    purpose, tile = top.purpose, top.tile
     tile_type = tile_facts(s.catalogue)[tile].type
     rules = adjacency_rules(s, seat)
     cost = dict(place_costs(s, seat)) if purpose == Purpose.BUY else {}

@@ -25,7 +25,7 @@ class GreedyBot:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0], "forced"
-        return DECIDE[state.stack[-1][0]](state, seat, legal)
+        return DECIDE[state.stack[-1].kind](state, seat, legal)
 
 
 def greedy_action(state: GameState, seat: int) -> int:
@@ -33,4 +33,4 @@ def greedy_action(state: GameState, seat: int) -> int:
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    return DECIDE[state.stack[-1][0]](state, seat, legal)[0]
+    return DECIDE[state.stack[-1].kind](state, seat, legal)[0]

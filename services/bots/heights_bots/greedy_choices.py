@@ -121,7 +121,7 @@ def upgrade(s: GameState, p: int, legal: list[int]) -> Choice:
 
 
 def use(s: GameState, p: int, legal: list[int]) -> Choice:
-    tile, _ = best_use(s, p, s.stack[-1][2])
+    tile, _ = best_use(s, p, s.stack[-1].level)
     if tile >= 0 and ids.USE + s.space_of[tile] in legal:
         return ids.USE + s.space_of[tile], "use the best building"
     return legal[0], "use a building"
@@ -129,7 +129,7 @@ def use(s: GameState, p: int, legal: list[int]) -> Choice:
 
 def pick(s: GameState, p: int, legal: list[int]) -> Choice:
     """A conversion or a sacrifice: give up the cheapest meeple in its cheapest state."""
-    effect = s.stack[-1][2]
+    effect = s.stack[-1].effect
 
     def cost(a: int) -> tuple[float, int]:
         colour, bucket = _pick_parts(a)
@@ -189,7 +189,8 @@ def start(s: GameState, p: int, legal: list[int]) -> Choice:
 
 
 def place(s: GameState, p: int, legal: list[int]) -> Choice:
-    _, _, purpose, tile, _ = s.stack[-1]
+    top = s.stack[-1]
+    purpose, tile = top.purpose, top.tile
     spaces = [a - ids.PLACE for a in legal]
     if purpose == Purpose.MAYOR:
         return ids.PLACE + _mayor_space(s, tile, spaces), "where the Mayor scores least"
@@ -224,7 +225,7 @@ def _mayor_space(s: GameState, tile: int, spaces: list[int]) -> int:
 def mayor_build(s: GameState, p: int, legal: list[int]) -> Choice:
     """Feed the Mayor the colour the player needs least (and the supply has most of)."""
     need = needs(s, p)
-    tile = s.stack[-1][2]
+    tile = s.stack[-1].tile
     stacks = s.catalogue.tiles[tile].stacks
 
     def harm(a: int) -> tuple[int, int]:

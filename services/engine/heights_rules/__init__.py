@@ -45,13 +45,14 @@ from heights_rules.errors import (
 )
 from heights_rules.final import Outcome, outcome, target_values
 from heights_rules.frames import F, PickEffect, Purpose
+from heights_rules.game import GameState, determinize, from_infoset, new_game
 from heights_rules.limits import MAX_JSON_DEPTH
 
 # Bounded reading of untrusted JSON (rule options, replays), under a name of its own.
 from heights_rules.limits import loads as bounded_json_loads
 from heights_rules.main_phase import upgrade_targets
 from heights_rules.market import market_cost, place_costs, prime_costs, start_spaces
-from heights_rules.observation import PUBLIC, determinize, from_infoset, infoset
+from heights_rules.observation import PUBLIC, infoset
 from heights_rules.options import (
     OPTION_SPECS,
     EndTrigger,
@@ -83,8 +84,7 @@ from heights_rules.replay import (
 )
 from heights_rules.rng import SEED_BITS, KeyedRng
 from heights_rules.scoring import evaluate
-from heights_rules.setup import new_game
-from heights_rules.state import CHANCE, TERMINAL, Event, GameState, Phase, Termination
+from heights_rules.state import CHANCE, TERMINAL, Event, Phase, Termination
 
 __all__ = [
     "ACTION_SPACE_VERSION",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from heights_rules.frames import F, Purpose, RollKind
-from heights_rules.state import GameState, Phase
+from heights_rules.state import Phase, State
 
 _TEXT = {
     F.MAIN: "main phase: activate, buy, trade, use Wild Tokens, build, or end the turn",
@@ -22,7 +22,7 @@ _TEXT = {
 }
 
 
-def describe_decision(s: GameState) -> str:
+def describe_decision(s: State) -> str:
     if s.phase is Phase.OVER:
         return "the game is over"
     kind, p, a, b, _ = s.stack[-1]

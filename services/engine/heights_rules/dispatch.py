@@ -10,10 +10,11 @@ from heights_rules.economy import gain_cube, gain_meeple, pay_unit
 from heights_rules.effects import pick_meeple, run_effect
 from heights_rules.frames import F, Purpose, frame
 from heights_rules.market import finish_payment, on_place, take_from_market
-from heights_rules.state import GameState
+from heights_rules.solo import mayor_build_choice, mayor_on_place
+from heights_rules.state import State
 
 
-def apply_action(s: GameState, action_id: int) -> None:
+def apply_action(s: State, action_id: int) -> None:
     kind, arg = split_id(action_id)
     top = s.stack[-1]
     p = top[1]
@@ -28,7 +29,7 @@ def apply_action(s: GameState, action_id: int) -> None:
     turn.advance(s)
 
 
-def _pick(s: GameState, p: int, frame_kind: F, colour: int, bucket: int) -> None:
+def _pick(s: State, p: int, frame_kind: F, colour: int, bucket: int) -> None:
     if frame_kind is F.STRIKE:
         turn.strike_return(s, p, colour, bucket)
     elif frame_kind is F.UPGRADE:
@@ -37,7 +38,7 @@ def _pick(s: GameState, p: int, frame_kind: F, colour: int, bucket: int) -> None
         pick_meeple(s, p, colour, bucket)
 
 
-def _pay(s: GameState, p: int, source: int) -> None:
+def _pay(s: State, p: int, source: int) -> None:
     pay_unit(s, p, source)
     _, _, left, purpose, ctx = s.stack.pop()
     if left > 1:
@@ -46,51 +47,56 @@ def _pay(s: GameState, p: int, source: int) -> None:
         finish_payment(s, p, purpose, ctx)
 
 
-def _start(s: GameState, p: int, pos: int) -> None:
+def _start(s: State, p: int, pos: int) -> None:
     s.stack.pop()
     tile = take_from_market(s, p, 0, pos, sweetens=False)
     s.stack.append(frame(F.PLACE, p, Purpose.START, tile, 0))
 
 
-def _activate(s: GameState, p: int, arg: int) -> None:
+def _activate(s: State, p: int, arg: int) -> None:
     colour, mode = divmod(arg, len(ACTIVATE_MODES))
     main_phase.activate(s, p, colour, mode)
 
 
-def _use(s: GameState, p: int, space: int) -> None:
+def _use(s: State, p: int, space: int) -> None:
     level = s.stack.pop()[2]
     run_effect(s, p, s.on_cell[space], level)
 
 
-def _cube(s: GameState, p: int, colour: int) -> None:
+def _cube(s: State, p: int, colour: int) -> None:
     left = s.stack.pop()[2] - 1
     if left:
         s.stack.append(frame(F.CUBE, p, left))
     gain_cube(s, p, colour)
 
 
-def _gain(s: GameState, p: int, colour: int) -> None:
+def _gain(s: State, p: int, colour: int) -> None:
     s.stack.pop()
     gain_meeple(s, p, colour)
 
 
-def _target(s: GameState, p: int, index: int) -> None:
+def _target(s: State, p: int, index: int) -> None:
     s.stack.pop()
     s.target_choice[p] = s.targets[p][index]
     s.log("target", p, target=s.catalogue.targets[s.target_choice[p]].id)
 
 
-def _build(s: GameState, p: int, arg: int) -> None:
+def _build(s: State, p: int, arg: int) -> None:
     space, stack = divmod(arg, MAX_STACKS)
     if s.stack[-1][0] is F.MAYOR_BUILD:
-        from heights_rules.solo import mayor_build_choice
-
         mayor_build_choice(s, stack)
     else:
         main_phase.build(s, p, space, stack)
 
 
-def _done(s: GameState, p: int, arg: int) -> None:
+def _place(s: State, p: int, space: int) -> None:
+    if s.stack[-1][2] == Purpose.MAYOR:
+        mayor_on_place(s, space)
+    else:
+        on_place(s, p, space)
+
+
+def _done(s: State, p: int, arg: int) -> None:
     s.stack.pop()
 
 
@@ -104,7 +110,7 @@ _HANDLERS = {
     ActionKind.ACTIVATE: _activate,
     ActionKind.BUY: lambda s, p, a: main_phase.buy(s, p, *divmod(a, MARKET_SIZE)),
     ActionKind.TAKE: lambda s, p, a: main_phase.take(s, p, *divmod(a, MARKET_SIZE)),
-    ActionKind.PLACE: on_place,
+    ActionKind.PLACE: _place,
     ActionKind.TRADE: main_phase.trade,
     ActionKind.WILD: main_phase.use_wild,
     ActionKind.CUBE: _cube,

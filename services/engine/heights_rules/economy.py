@@ -9,15 +9,14 @@ only once every real cube of its colour is on buildings (A-21).
 from __future__ import annotations
 
 from heights_rules.components import CUBE_NAMES, CUBES, MEEPLE_NAMES, Bucket, Score
-from heights_rules.frames import F, frame
 from heights_rules.options import EndTrigger
-from heights_rules.state import GameState
+from heights_rules.state import State
 
 N_CUBES = len(CUBES)
 MISC = N_CUBES  # offset of the misc counts in a player's cube list
 
 
-def gain_cube(s: GameState, p: int, colour: int) -> None:
+def gain_cube(s: State, p: int, colour: int) -> None:
     """Take one cube of `colour` from the supply, or a misc cube standing for it (§5.2)."""
     misc = s.supply[colour] == 0
     if misc:
@@ -30,7 +29,7 @@ def gain_cube(s: GameState, p: int, colour: int) -> None:
         supply_ran_out(s, colour)
 
 
-def supply_ran_out(s: GameState, colour: int) -> None:
+def supply_ran_out(s: State, colour: int) -> None:
     if not s.misc_in_play:
         s.misc_in_play = True
         s.log("misc_enters", -1, colour=CUBE_NAMES[colour])
@@ -38,7 +37,7 @@ def supply_ran_out(s: GameState, colour: int) -> None:
         trigger_end(s, f"{CUBE_NAMES[colour].lower()} supply ran out")
 
 
-def gain_wild(s: GameState, p: int, n: int) -> None:
+def gain_wild(s: State, p: int, n: int) -> None:
     limit = s.config.options.wild_supply_limit
     if limit:
         n = max(0, min(n, limit - wild_in_circulation(s)))
@@ -47,11 +46,11 @@ def gain_wild(s: GameState, p: int, n: int) -> None:
         s.log("wild", p, gained=n)
 
 
-def wild_in_circulation(s: GameState) -> int:
+def wild_in_circulation(s: State) -> int:
     return sum(s.wild) + sum(s.tile_wild)
 
 
-def payment_sources(s: GameState, p: int) -> list[int]:
+def payment_sources(s: State, p: int) -> list[int]:
     """Legal PAY arguments: 0 = SP, 1..4 real cubes, 5..8 misc cubes; misc first (A-20)."""
     held = s.cubes[p]
     out = [0] if s.sp > 0 else []
@@ -62,7 +61,7 @@ def payment_sources(s: GameState, p: int) -> list[int]:
     return out
 
 
-def pay_unit(s: GameState, p: int, source: int) -> None:
+def pay_unit(s: State, p: int, source: int) -> None:
     """Pay one unit; spent real cubes go back to the supply at once (A-19)."""
     if source == 0:
         s.sp -= 1
@@ -73,7 +72,7 @@ def pay_unit(s: GameState, p: int, source: int) -> None:
         s.supply[index] += 1
 
 
-def can_build_colour(s: GameState, p: int, colour: int) -> bool:
+def can_build_colour(s: State, p: int, colour: int) -> bool:
     """Whether p can put a cube on a stack of this colour now (§4.3.10, §5.4)."""
     held = s.cubes[p]
     return held[colour] > 0 or (
@@ -81,26 +80,7 @@ def can_build_colour(s: GameState, p: int, colour: int) -> bool:
     )
 
 
-def build_cube(s: GameState, p: int, tile: int, stack: int) -> None:
-    """Put one of p's cubes on a stack of p's tile; real cubes first (§5.1)."""
-    colour = s.catalogue.tiles[tile].stacks[stack][0]
-    held = s.cubes[p]
-    if held[colour] > 0:
-        held[colour] -= 1
-        place_real_cube(s, colour)
-    else:
-        held[MISC + colour] -= 1
-    fill = list(s.fill[tile])
-    fill[stack] += 1
-    s.fill[tile] = tuple(fill)
-    s.log("build", p, tile=s.catalogue.tiles[tile].id, stack=stack)
-    if is_full(s, tile):
-        from heights_rules.completion import complete_building
-
-        complete_building(s, tile)
-
-
-def place_real_cube(s: GameState, colour: int) -> None:
+def place_real_cube(s: State, colour: int) -> None:
     """A real cube lands on a building: the game-end check of §6."""
     s.on_buildings[colour] += 1
     if (
@@ -110,40 +90,30 @@ def place_real_cube(s: GameState, colour: int) -> None:
         trigger_end(s, f"every {CUBE_NAMES[colour].lower()} cube is on a building")
 
 
-def is_full(s: GameState, tile: int) -> bool:
+def is_full(s: State, tile: int) -> bool:
     fill = s.fill[tile]
     return all(f == h for f, (_, h) in zip(fill, s.catalogue.tiles[tile].stacks, strict=True))
 
 
-def trigger_end(s: GameState, why: str) -> None:
+def trigger_end(s: State, why: str) -> None:
     """The end is triggered once: finish this round, then play one more (§6)."""
     if s.end_round == 0:
         s.end_round = s.round + 1
         s.log("end_triggered", -1, why=why, final_round=s.end_round)
 
 
-def gain_meeple(s: GameState, p: int, colour: int) -> None:
+def gain_meeple(s: State, p: int, colour: int) -> None:
     """A gained meeple is non-active for the rest of the turn (§4.3.11)."""
     s.meeple_supply[colour] -= 1
     s.meeples[p][colour * len(Bucket) + Bucket.IDLE] += 1
     s.log("meeple", p, colour=MEEPLE_NAMES[colour])
 
 
-def meeple_available(s: GameState, colour: int) -> bool:
+def meeple_available(s: State, colour: int) -> bool:
     return s.meeple_supply[colour] > 0 or not s.config.options.meeple_supply_limited
 
 
-def start_payment(s: GameState, p: int, units: int, purpose: int, ctx: tuple[int, int]) -> None:
-    """Push the unit-by-unit payment of `units`; finishing it runs the purpose's effect."""
-    from heights_rules.market import finish_payment
-
-    if units > 0:
-        s.stack.append(frame(F.PAY, p, units, purpose, ctx))
-    else:
-        finish_payment(s, p, purpose, ctx)
-
-
-def score_politicians(s: GameState, p: int, vp: int) -> None:
+def score_politicians(s: State, p: int, vp: int) -> None:
     s.pol_vp += vp
     s.add_score(p, Score.POLITICIANS, vp, "politician")
     if s.pol_mult > 1:

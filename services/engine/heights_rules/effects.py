@@ -6,14 +6,15 @@ if it can run to the end, so a Public Figure can never lead to a dead end.
 
 from __future__ import annotations
 
-from heights_rules.catalogue import EffectRef
+from heights_rules.catalogue import EffectRef, ScoringRef
 from heights_rules.components import MEEPLE_NAMES, N_BUCKETS, Meeple, Score
-from heights_rules.economy import gain_wild
+from heights_rules.economy import gain_wild, meeple_available
 from heights_rules.frames import F, PickEffect, frame
-from heights_rules.state import GameState
+from heights_rules.scoring import evaluate
+from heights_rules.state import State
 
 
-def usable_buildings(s: GameState, p: int, level: int) -> list[int]:
+def usable_buildings(s: State, p: int, level: int) -> list[int]:
     """p's completed buildings whose ability at `level` can be used now (§4.3.5)."""
     tiles = s.catalogue.tiles
     out = []
@@ -29,18 +30,16 @@ def usable_buildings(s: GameState, p: int, level: int) -> list[int]:
     return out
 
 
-def effect_usable(s: GameState, p: int, ref: EffectRef) -> bool:
+def effect_usable(s: State, p: int, ref: EffectRef) -> bool:
     if ref.effect == "convert_meeple":
         source = Meeple[ref.params["from"]]
         target = Meeple[ref.params["to"]]
         owned = sum(s.meeples[p][source * N_BUCKETS : (source + 1) * N_BUCKETS])
-        from heights_rules.economy import meeple_available
-
         return owned > 0 and meeple_available(s, target)
     return ref.effect in _RUNNERS
 
 
-def run_effect(s: GameState, p: int, tile: int, level: int) -> None:
+def run_effect(s: State, p: int, tile: int, level: int) -> None:
     purple = s.catalogue.tiles[tile].purple
     assert purple is not None
     ref = purple[level]
@@ -49,41 +48,38 @@ def run_effect(s: GameState, p: int, tile: int, level: int) -> None:
     _RUNNERS[ref.effect](s, p, tile, ref)
 
 
-def _gain_vp(s: GameState, p: int, tile: int, ref: EffectRef) -> None:
+def _gain_vp(s: State, p: int, tile: int, ref: EffectRef) -> None:
     s.add_score(p, Score.ABILITIES, int(ref.params["n"]), s.catalogue.tiles[tile].name)
 
 
-def _gain_sp(s: GameState, p: int, tile: int, ref: EffectRef) -> None:
+def _gain_sp(s: State, p: int, tile: int, ref: EffectRef) -> None:
     s.sp += int(ref.params["n"])
 
 
-def _gain_wild(s: GameState, p: int, tile: int, ref: EffectRef) -> None:
+def _gain_wild(s: State, p: int, tile: int, ref: EffectRef) -> None:
     gain_wild(s, p, int(ref.params["n"]))
 
 
-def _gain_cubes(s: GameState, p: int, tile: int, ref: EffectRef) -> None:
+def _gain_cubes(s: State, p: int, tile: int, ref: EffectRef) -> None:
     s.stack.append(frame(F.CUBE, p, int(ref.params["n"])))
 
 
-def _convert(s: GameState, p: int, tile: int, ref: EffectRef) -> None:
+def _convert(s: State, p: int, tile: int, ref: EffectRef) -> None:
     source, target = Meeple[ref.params["from"]], Meeple[ref.params["to"]]
     s.stack.append(frame(F.PICK, p, PickEffect.CONVERT, source, target))
 
 
-def _sacrifice(s: GameState, p: int, tile: int, ref: EffectRef) -> None:
+def _sacrifice(s: State, p: int, tile: int, ref: EffectRef) -> None:
     s.stack.append(frame(F.PICK, p, PickEffect.SACRIFICE, int(ref.params["vp"])))
 
 
-def _score(s: GameState, p: int, tile: int, ref: EffectRef) -> None:
-    from heights_rules.catalogue import ScoringRef
-    from heights_rules.scoring import evaluate
-
+def _score(s: State, p: int, tile: int, ref: EffectRef) -> None:
     scoring = ScoringRef(ref.params["fn"], ref.params.get("params", {}))
     vp = evaluate(s, p, scoring, s.space_of[tile])
     s.add_score(p, Score.ABILITIES, vp, s.catalogue.tiles[tile].name)
 
 
-def _double_politicians(s: GameState, p: int, tile: int, ref: EffectRef) -> None:
+def _double_politicians(s: State, p: int, tile: int, ref: EffectRef) -> None:
     """City Tribune hard (A-28): earlier politician VP again, later ones doubled."""
     if s.config.options.tribune_retroactive:
         s.add_score(p, Score.ABILITIES, s.pol_vp, s.catalogue.tiles[tile].name)
@@ -102,7 +98,7 @@ _RUNNERS = {
 }
 
 
-def pick_meeple(s: GameState, p: int, colour: int, bucket: int) -> None:
+def pick_meeple(s: State, p: int, colour: int, bucket: int) -> None:
     """The PICK decision of a conversion or a sacrifice."""
     _, _, effect, b, c = s.stack.pop()
     m = s.meeples[p]

@@ -8,10 +8,10 @@ from typing import Any
 from heights_rules.components import SCORES, Score
 from heights_rules.ranking import MAYOR_SEAT, score_ranks
 from heights_rules.scoring import evaluate
-from heights_rules.state import GameState, Phase, Termination
+from heights_rules.state import Phase, State, Termination
 
 
-def final_scoring(s: GameState) -> None:
+def final_scoring(s: State) -> None:
     """Ads, then the chosen Target, then tile end bonuses (A-50), then Wild Tokens."""
     cat = s.catalogue
     mayor = MAYOR_SEAT if s.solo else -1
@@ -31,7 +31,7 @@ def final_scoring(s: GameState) -> None:
     s.log("final", -1, totals=s.totals())
 
 
-def target_values(s: GameState, p: int) -> list[int]:
+def target_values(s: State, p: int) -> list[int]:
     """What each of p's Targets would score on the current board."""
     return [evaluate(s, p, s.catalogue.targets[t].scoring) for t in s.targets[p]]
 
@@ -58,7 +58,7 @@ class Outcome:
         }
 
 
-def outcome(s: GameState) -> Outcome:
+def outcome(s: State) -> Outcome:
     """Most VP wins; a tie goes to the most meeples; still tied, the victory is shared."""
     if s.phase is not Phase.OVER or s.termination is None:
         raise ValueError("the game is not over")

@@ -6,10 +6,12 @@ from heights_rules.actions import OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import MEEPLES, N_BUCKETS, Bucket
 from heights_rules.economy import payment_sources
+from heights_rules.effects import usable_buildings
 from heights_rules.frames import F, PickEffect, Purpose
 from heights_rules.main_phase import main_legal, upgrade_targets
 from heights_rules.market import place_costs, prime_costs, start_spaces
-from heights_rules.state import GameState
+from heights_rules.solo import mayor_build_options
+from heights_rules.state import State
 
 _O = OFFSETS
 _K = ActionKind
@@ -19,7 +21,14 @@ _PAY_ID, _ROLL_ID, _PLACE_ID = _O[_K.PAY], _O[_K.ROLL], _O[_K.PLACE]
 _RALLY_ID, _STOP_ID = _O[_K.RALLY], _O[_K.STOP]
 
 
-def legal_actions(s: GameState) -> list[int]:
+def legal_ids(s: State) -> list[int]:
+    """`legal_actions`, worked out once per decision (applying an action clears it)."""
+    if s._legal is None:
+        s._legal = legal_actions(s)
+    return s._legal
+
+
+def legal_actions(s: State) -> list[int]:
     if not s.stack:
         return []
     kind, p, a, b, c = s.stack[-1]
@@ -34,13 +43,11 @@ def legal_actions(s: GameState) -> list[int]:
     if kind == _PLACE:
         return [_PLACE_ID + space for space in _place_spaces(s, p, a, c)]
     if kind is F.MAYOR_BUILD:
-        from heights_rules.solo import mayor_build_options
-
         return mayor_build_options(s)
     return _FRAME_LEGAL[kind](s, p, a, b, c)
 
 
-def _place_spaces(s: GameState, p: int, purpose: int, extra: object) -> list[int]:
+def _place_spaces(s: State, p: int, purpose: int, extra: object) -> list[int]:
     if purpose == Purpose.START:
         return start_spaces(s, p)
     if purpose == Purpose.MAYOR:
@@ -54,13 +61,13 @@ def _place_spaces(s: GameState, p: int, purpose: int, extra: object) -> list[int
     return sorted(space for space, cost in prime_costs(s) if cost <= funds)
 
 
-def _start(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
+def _start(s: State, p: int, a: int, b: int, c: object) -> list[int]:
     if not start_spaces(s, p):
         return []
     return [_O[_K.START] + pos for pos in range(MARKET_SIZE) if s.market[0][pos] >= 0]
 
 
-def _aside(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
+def _aside(s: State, p: int, a: int, b: int, c: object) -> list[int]:
     m = s.meeples[p]
     return [
         _O[_K.ASIDE] + colour
@@ -69,7 +76,7 @@ def _aside(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
     ]
 
 
-def _strike(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
+def _strike(s: State, p: int, a: int, b: int, c: object) -> list[int]:
     m = s.meeples[p]
     out = []
     for colour in range(len(MEEPLES)):
@@ -79,7 +86,7 @@ def _strike(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
     return out
 
 
-def _upgrade(s: GameState, p: int, a: int, taken: int, c: object) -> list[int]:
+def _upgrade(s: State, p: int, a: int, taken: int, c: object) -> list[int]:
     out = [_O[_K.DONE]] if taken else []
     out.extend(
         _O[_K.PICK] + colour * N_BUCKETS + bucket for colour, bucket in upgrade_targets(s, p)
@@ -87,13 +94,11 @@ def _upgrade(s: GameState, p: int, a: int, taken: int, c: object) -> list[int]:
     return sorted(out)
 
 
-def _use(s: GameState, p: int, level: int, b: int, c: object) -> list[int]:
-    from heights_rules.effects import usable_buildings
-
+def _use(s: State, p: int, level: int, b: int, c: object) -> list[int]:
     return sorted(_O[_K.USE] + s.space_of[t] for t in usable_buildings(s, p, level))
 
 
-def _pick(s: GameState, p: int, effect: int, b: int, c: object) -> list[int]:
+def _pick(s: State, p: int, effect: int, b: int, c: object) -> list[int]:
     m = s.meeples[p]
     colours = [b] if effect == PickEffect.CONVERT else range(len(MEEPLES))
     return [
@@ -104,15 +109,15 @@ def _pick(s: GameState, p: int, effect: int, b: int, c: object) -> list[int]:
     ]
 
 
-def _cube(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
+def _cube(s: State, p: int, a: int, b: int, c: object) -> list[int]:
     return list(range(_O[_K.CUBE], _O[_K.CUBE] + 4))
 
 
-def _gain(s: GameState, p: int, mask: int, b: int, c: object) -> list[int]:
+def _gain(s: State, p: int, mask: int, b: int, c: object) -> list[int]:
     return [_O[_K.GAIN] + colour for colour in range(len(MEEPLES)) if mask >> colour & 1]
 
 
-def _take(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
+def _take(s: State, p: int, a: int, b: int, c: object) -> list[int]:
     return [
         _O[_K.TAKE] + level * MARKET_SIZE + pos
         for level in (0, 1)
@@ -121,7 +126,7 @@ def _take(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
     ]
 
 
-def _target(s: GameState, p: int, a: int, b: int, c: object) -> list[int]:
+def _target(s: State, p: int, a: int, b: int, c: object) -> list[int]:
     return [_O[_K.TARGET] + i for i in range(len(s.targets[p]))]
 
 

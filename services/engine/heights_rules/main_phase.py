@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from heights_rules.actions import ACTIVATE_MODES, MAX_STACKS, OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
+from heights_rules.completion import build_cube
 from heights_rules.components import MEEPLE_NAMES, MEEPLES, N_BUCKETS, PRODUCES, Bucket, Meeple
 from heights_rules.economy import (
-    build_cube,
     can_build_colour,
     gain_cube,
     score_politicians,
@@ -22,7 +22,7 @@ from heights_rules.market import (
     start_trade,
     take_from_market,
 )
-from heights_rules.state import GameState
+from heights_rules.state import State
 
 _ACT = OFFSETS[ActionKind.ACTIVATE]
 _BUY = OFFSETS[ActionKind.BUY]
@@ -38,7 +38,7 @@ _ALWAYS = frozenset(
 )
 
 
-def main_legal(s: GameState, p: int) -> list[int]:
+def main_legal(s: State, p: int) -> list[int]:
     out = [_END]
     m = s.meeples[p]
     for colour in range(len(MEEPLES)):
@@ -75,7 +75,7 @@ def main_legal(s: GameState, p: int) -> list[int]:
     return out
 
 
-def build_options(s: GameState, p: int) -> list[int]:
+def build_options(s: State, p: int) -> list[int]:
     """BUILD ids for p's incomplete tiles; identical stacks of a tile are offered once."""
     held = s.cubes[p]
     ok = [can_build_colour(s, p, c) for c in range(4)] if any(held) else None
@@ -98,7 +98,7 @@ def build_options(s: GameState, p: int) -> list[int]:
 _TABLES: dict[str, tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]] = {}
 
 
-def _stack_table(s: GameState) -> tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]:
+def _stack_table(s: State) -> tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]:
     """Per tile: (stack index, colour, height, earlier identical stacks), once per catalogue."""
     key = s.catalogue.sha256
     table = _TABLES.get(key)
@@ -111,7 +111,7 @@ def _stack_table(s: GameState) -> tuple[tuple[tuple[int, int, int, tuple[int, ..
     return table
 
 
-def _usable(s: GameState, p: int, colour: int, level: int) -> bool:
+def _usable(s: State, p: int, colour: int, level: int) -> bool:
     """Whether activating `colour` at `level` can do anything (so no dead ends)."""
     if colour in _ALWAYS:
         return True
@@ -124,14 +124,14 @@ def _usable(s: GameState, p: int, colour: int, level: int) -> bool:
     return bool(upgrade_targets(s, p))  # GREEN
 
 
-def can_take(s: GameState, p: int) -> bool:
+def can_take(s: State, p: int) -> bool:
     primes = prime_costs(s)
     return (
         bool(primes) and primes[0][1] <= s.funds(p) and any(t >= 0 for row in s.market for t in row)
     )
 
 
-def upgrade_targets(s: GameState, p: int) -> list[tuple[int, int]]:
+def upgrade_targets(s: State, p: int) -> list[tuple[int, int]]:
     """(colour, bucket) a Public Servant may upgrade: active, not used, not green (§4.3.3)."""
     m = s.meeples[p]
     out: list[tuple[int, int]] = []
@@ -144,7 +144,7 @@ def upgrade_targets(s: GameState, p: int) -> list[tuple[int, int]]:
     return out
 
 
-def activate(s: GameState, p: int, colour: int, mode: int) -> None:
+def activate(s: State, p: int, colour: int, mode: int) -> None:
     bucket, level = ACTIVATE_MODES[mode]
     m = s.meeples[p]
     m[colour * N_BUCKETS + bucket] -= 1
@@ -168,7 +168,7 @@ def activate(s: GameState, p: int, colour: int, mode: int) -> None:
         s.stack.append(frame(F.UPGRADE, p, level + 1, 0))
 
 
-def upgrade(s: GameState, p: int, colour: int, bucket: int) -> None:
+def upgrade(s: State, p: int, colour: int, bucket: int) -> None:
     m = s.meeples[p]
     m[colour * N_BUCKETS + bucket] -= 1
     m[colour * N_BUCKETS + (bucket - 1)] += 1  # EXHAUSTED -> STEADY -> HARD
@@ -177,27 +177,27 @@ def upgrade(s: GameState, p: int, colour: int, bucket: int) -> None:
         s.stack.append(frame(F.UPGRADE, p, left - 1, taken + 1))
 
 
-def buy(s: GameState, p: int, level: int, pos: int) -> None:
+def buy(s: State, p: int, level: int, pos: int) -> None:
     s.bought = True
     cost = market_cost(s, level, pos)
     tile = take_from_market(s, p, level, pos, sweetens=True)
     s.stack.append(frame(F.PLACE, p, Purpose.BUY, tile, cost))
 
 
-def take(s: GameState, p: int, level: int, pos: int) -> None:
+def take(s: State, p: int, level: int, pos: int) -> None:
     s.stack.pop()
     tile = take_from_market(s, p, level, pos, s.config.options.sweeten_on_free_take)
     s.stack.append(frame(F.PLACE, p, Purpose.TAKE, tile, 0))
 
 
-def build(s: GameState, p: int, space: int, stack: int) -> None:
+def build(s: State, p: int, space: int, stack: int) -> None:
     build_cube(s, p, s.on_cell[space], stack)
 
 
-def trade(s: GameState, p: int, colour: int) -> None:
+def trade(s: State, p: int, colour: int) -> None:
     start_trade(s, p, colour)
 
 
-def use_wild(s: GameState, p: int, colour: int) -> None:
+def use_wild(s: State, p: int, colour: int) -> None:
     s.wild[p] -= 1
     gain_cube(s, p, colour)

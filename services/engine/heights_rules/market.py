@@ -8,27 +8,26 @@ from __future__ import annotations
 
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import Score
-from heights_rules.economy import gain_cube, start_payment
-from heights_rules.frames import Purpose
+from heights_rules.economy import gain_cube
+from heights_rules.frames import F, Purpose, frame
 from heights_rules.geometry import COLS, DISTANCE, SPACES, manhattan, space_name
 from heights_rules.options import StartSpacing
-from heights_rules.ranking import MAYOR_SEAT
-from heights_rules.state import GameState
+from heights_rules.state import State
 
 TRADE_PRICE = (2, 2, 2, 3)  # wood, concrete, glass: 2 any; steel: 3 any (§4.3.7)
 
 
-def market_costs(s: GameState, level: int) -> tuple[int, ...]:
+def market_costs(s: State, level: int) -> tuple[int, ...]:
     """The cost of each position of a strip (A-07; reversed under the alternate preset)."""
     costs = s.catalogue.market_costs[level]
     return costs[::-1] if s.config.options.market_costs_reversed else costs
 
 
-def market_cost(s: GameState, level: int, pos: int) -> int:
+def market_cost(s: State, level: int, pos: int) -> int:
     return market_costs(s, level)[pos]
 
 
-def place_costs(s: GameState, p: int) -> tuple[tuple[int, int], ...]:
+def place_costs(s: State, p: int) -> tuple[tuple[int, int], ...]:
     """(space, prime + distance cost) for every empty land space, cheapest first.
 
     Cached until the map changes: the map changes about once a turn, legal actions are
@@ -55,7 +54,7 @@ _NEAREST: dict[tuple[int, ...], tuple[int, ...]] = {}
 _NEAREST_CACHE_SIZE = 4096
 
 
-def nearest_own(s: GameState, p: int) -> list[int]:
+def nearest_own(s: State, p: int) -> list[int]:
     """Distance from every space to p's nearest tile (all 1 when p has none yet)."""
     spaces = tuple(sorted(s.space_of[tile] for tile in s.owned[p]))
     near = _NEAREST.get(spaces)
@@ -68,7 +67,7 @@ def nearest_own(s: GameState, p: int) -> list[int]:
     return list(near)  # the caller's own copy: put_on_map updates it in place
 
 
-def prime_costs(s: GameState) -> tuple[tuple[int, int], ...]:
+def prime_costs(s: State) -> tuple[tuple[int, int], ...]:
     """(space, prime cost) of every empty land space, cheapest first (City Planner takes)."""
     cached = s._place_cache.get(-1)
     if cached is None:
@@ -79,7 +78,7 @@ def prime_costs(s: GameState) -> tuple[tuple[int, int], ...]:
     return cached
 
 
-def start_spaces(s: GameState, p: int) -> list[int]:
+def start_spaces(s: State, p: int) -> list[int]:
     """Empty land without a prime cost, away from other players' tiles (§3, A-05)."""
     others = [s.space_of[t] for q in range(s.n_players) if q != p for t in s.owned[q]]
     rule = s.config.options.start_spacing
@@ -102,7 +101,7 @@ def _too_close(rule: StartSpacing, a: int, b: int) -> bool:
     return same_line and d <= 2
 
 
-def take_from_market(s: GameState, p: int, level: int, pos: int, sweetens: bool) -> int:
+def take_from_market(s: State, p: int, level: int, pos: int, sweetens: bool) -> int:
     """Remove the tile at (level, pos); record sweetening for a position >= 3 (§4.3.8)."""
     row = s.market[level]
     tile = row[pos]
@@ -113,7 +112,7 @@ def take_from_market(s: GameState, p: int, level: int, pos: int, sweetens: bool)
     return tile
 
 
-def put_on_map(s: GameState, p: int, tile: int, space: int) -> None:
+def put_on_map(s: State, p: int, tile: int, space: int) -> None:
     s.owner[tile] = p
     s.space_of[tile] = space
     s.on_cell[space] = tile
@@ -127,22 +126,16 @@ def put_on_map(s: GameState, p: int, tile: int, space: int) -> None:
     s.log("place", p, tile=s.catalogue.tiles[tile].id, space=space_name(space))
 
 
-def zoning_bonus(s: GameState, p: int, tile: int, space: int) -> None:
+def zoning_bonus(s: State, p: int, tile: int, space: int) -> None:
     t = s.catalogue.tiles[tile]
     if s.geo.zoning_types[space] >> t.type & 1:
         s.add_score(p, Score.ZONING, s.geo.zoning_vp[space], f"zoning at {space_name(space)}")
 
 
-def on_place(s: GameState, p: int, space: int) -> None:
+def on_place(s: State, p: int, space: int) -> None:
     """The PLACE decision: put the tile down, then pay what the space costs."""
     _, _, purpose, tile, extra = s.stack.pop()
     cost = extra + _space_cost(s, p, space) if purpose == Purpose.BUY else s.geo.prime[space]
-    if purpose == Purpose.MAYOR:  # seat 0 chose the space, but the tile is the Mayor's
-        from heights_rules.solo import mayor_placed
-
-        put_on_map(s, MAYOR_SEAT, tile, space)
-        mayor_placed(s, tile, space)
-        return
     put_on_map(s, p, tile, space)
     if purpose == Purpose.START:
         zoning_bonus(s, p, tile, space)
@@ -150,13 +143,21 @@ def on_place(s: GameState, p: int, space: int) -> None:
         start_payment(s, p, cost, purpose, (tile, space))
 
 
-def _space_cost(s: GameState, p: int, space: int) -> int:
+def _space_cost(s: State, p: int, space: int) -> int:
     """Prime cost plus one per space between it and p's nearest tile (§4.3.8, A-06)."""
     near = s.near[p][space]
     return s.geo.prime[space] + (near - 1 if near > 1 else 0)
 
 
-def finish_payment(s: GameState, p: int, purpose: int, ctx: tuple[int, int]) -> None:
+def start_payment(s: State, p: int, units: int, purpose: int, ctx: tuple[int, int]) -> None:
+    """Push the unit-by-unit payment of `units`; finishing it runs the purpose's effect."""
+    if units > 0:
+        s.stack.append(frame(F.PAY, p, units, purpose, ctx))
+    else:
+        finish_payment(s, p, purpose, ctx)
+
+
+def finish_payment(s: State, p: int, purpose: int, ctx: tuple[int, int]) -> None:
     """What a completed payment buys: a placed plan's rewards, or a traded cube."""
     if purpose == Purpose.TRADE:
         gain_cube(s, p, ctx[0])
@@ -170,7 +171,7 @@ def finish_payment(s: GameState, p: int, purpose: int, ctx: tuple[int, int]) -> 
         s.log("wild", p, gained=tokens, source="tile")
 
 
-def slide_and_refill(s: GameState) -> None:
+def slide_and_refill(s: State) -> None:
     """Slide each strip toward position 0, refill from its pile, then the other (§4.4)."""
     for level in (0, 1):
         row = [t for t in s.market[level] if t >= 0]
@@ -182,11 +183,11 @@ def slide_and_refill(s: GameState) -> None:
         s.market[level] = row + [-1] * (MARKET_SIZE - len(row))
 
 
-def start_trade(s: GameState, p: int, colour: int) -> None:
+def start_trade(s: State, p: int, colour: int) -> None:
     start_payment(s, p, TRADE_PRICE[colour], Purpose.TRADE, (colour, 0))
 
 
-def place_tokens(s: GameState) -> None:
+def place_tokens(s: State) -> None:
     """End of turn: a Wild Token on each recorded tile still in a market (§4.3.8)."""
     if not s.sweeten:
         return

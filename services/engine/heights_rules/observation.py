@@ -1,10 +1,10 @@
-"""What each viewer may see: a seat's observation, the public view, and determinization.
+"""What each viewer may see: a seat's observation, the public view, and the infoset.
 
 A seat sees everything public plus its own Targets; nobody sees the order of the draw
 piles, the other seats' Targets (until they are chosen at the end) or the seed. The
 `infoset` of an observation is the state document with exactly those parts scrubbed;
-a search bot rebuilds it with `from_infoset` and fills the hidden parts with
-`determinize`, which draws them from a key of its own.
+a search bot rebuilds it with `heights_rules.game.from_infoset` and fills the hidden
+parts with `determinize`, which draws them from a key of its own.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ from typing import Any
 
 from heights_rules.actions import action_text
 from heights_rules.catalogue import MARKET_SIZE
-from heights_rules.components import CUBES, MEEPLES, N_BUCKETS, SCORES, Bucket, lower
+from heights_rules.components import CUBES, MEEPLES, N_BUCKETS, SCORES, Bucket, BuildingType, lower
+from heights_rules.describe import describe_decision
 from heights_rules.economy import MISC
 from heights_rules.final import target_values
 from heights_rules.geometry import space_name
+from heights_rules.legal import legal_ids
 from heights_rules.market import market_cost
 from heights_rules.ranking import MAYOR_SEAT
-from heights_rules.rng import KeyedRng
-from heights_rules.serialize import from_dict, to_dict
-from heights_rules.state import CHANCE, FLAT_LISTS, NESTED_LISTS, TERMINAL, GameState, Phase
+from heights_rules.serialize import to_dict
+from heights_rules.state import CHANCE, FLAT_LISTS, NESTED_LISTS, TERMINAL, Phase, State
 
 # The spectator's viewpoint. `observation(s, PUBLIC)` is the one definition of what a
 # spectator sees (the engine's spectator view, the platform's replay steps): the public
@@ -31,7 +32,7 @@ HIDDEN = -1  # a hidden Target in an infoset
 _REBUILT = ("piles", "targets")  # made afresh below, redacted: not worth copying first
 
 
-def infoset(s: GameState, viewer: int) -> dict[str, Any]:
+def infoset(s: State, viewer: int) -> dict[str, Any]:
     """The state document with what `viewer` must not know removed."""
     data = to_dict(s)
     # A snapshot: to_dict shares the state's own lists, and a view may be kept (as the
@@ -53,41 +54,6 @@ def infoset(s: GameState, viewer: int) -> dict[str, Any]:
     return data
 
 
-def from_infoset(data: dict[str, Any], owned: bool = False) -> GameState:
-    """A state from an infoset; hidden parts stay hidden until `determinize`.
-
-    With `owned`, `data` (e.g. just parsed from JSON) is consumed rather than copied.
-    """
-    clean = {k: v for k, v in data.items() if k != "redacted_for"}
-    return from_dict(clean, owned)
-
-
-def determinize(s: GameState, viewer: int, key: int) -> GameState:
-    """A full state consistent with what `viewer` knows, the hidden parts drawn by `key`.
-
-    Fresh draw piles order, other seats' hidden Targets from the Targets the viewer
-    has not seen, and a fresh seed for every future roll.
-    """
-    rng = KeyedRng(key)
-    d = s.clone()
-    d.seed = key
-    d.rng = rng
-    d.piles = [rng.shuffled(sorted(pile), b"pile%d" % level) for level, pile in enumerate(s.piles)]
-    if any(HIDDEN in targets for targets in s.targets):
-        seen = {t for targets in s.targets for t in targets if t != HIDDEN}
-        seen.update(t for t in s.target_choice if t >= 0)
-        pool = rng.shuffled([t for t in range(len(s.catalogue.targets)) if t not in seen], b"tg")
-        d.targets = [list(targets) for targets in s.targets]
-        for p, targets in enumerate(d.targets):
-            if p != viewer and HIDDEN in targets:
-                # A Target already chosen (and so revealed) is one of the pair.
-                known = [s.target_choice[p]] if s.target_choice[p] >= 0 else []
-                d.targets[p] = sorted(known + [pool.pop() for _ in targets[len(known) :]])
-    d.events = []
-    d._legal = None
-    return d
-
-
 # Lower-case names for the view's keys, worked out once rather than at every decision.
 _CUBE_NAMES = tuple((c, lower(c.name)) for c in CUBES)
 _MISC_NAMES = tuple((MISC + c, lower(c.name)) for c in CUBES)
@@ -97,13 +63,13 @@ _MEEPLE_NAMES = tuple((colour * N_BUCKETS, lower(colour.name)) for colour in MEE
 _MEEPLE_SUPPLY_NAMES = tuple((colour, lower(colour.name)) for colour in MEEPLES)
 
 
-def observation(s: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
+def observation(s: State, viewer: int = PUBLIC) -> dict[str, Any]:
     """A readable view for `viewer` (a seat, or PUBLIC) plus its infoset."""
     to_move = s.current_player()
     view: dict[str, Any] = {
         "viewer": viewer,
         "to_move": {CHANCE: "chance", TERMINAL: "terminal"}.get(to_move, to_move),
-        "decision": s.decision_text(),
+        "decision": describe_decision(s),
         "legal": [],
         "phase": s.phase.value,
         "round": s.round,
@@ -129,11 +95,11 @@ def observation(s: GameState, viewer: int = PUBLIC) -> dict[str, Any]:
     # Only the seat to move is shown its choices; never a spectator (nor chance's, whose
     # CHANCE is PUBLIC's number).
     if to_move == viewer != PUBLIC:
-        view["legal"] = [{"id": a, "text": action_text(a)} for a in s.legal_actions()]
+        view["legal"] = [{"id": a, "text": action_text(a)} for a in legal_ids(s)]
     return view
 
 
-def _player_view(s: GameState, p: int, viewer: int) -> dict[str, Any]:
+def _player_view(s: State, p: int, viewer: int) -> dict[str, Any]:
     m = s.meeples[p]
     cubes = s.cubes[p]
     score = s.score[p]
@@ -163,7 +129,7 @@ def _player_view(s: GameState, p: int, viewer: int) -> dict[str, Any]:
     return view
 
 
-def _market_view(s: GameState, level: int) -> list[dict[str, Any]]:
+def _market_view(s: State, level: int) -> list[dict[str, Any]]:
     row = s.market[level]
     return [
         {
@@ -182,7 +148,7 @@ _STATIC_MAPS: dict[tuple[str, tuple[Any, ...]], tuple[dict[str, Any], ...]] = {}
 _STATIC_MAP_CACHE_SIZE = 256
 
 
-def _static_cells(s: GameState) -> tuple[dict[str, Any], ...]:
+def _static_cells(s: State) -> tuple[dict[str, Any], ...]:
     geo = s.geo
     key = (s.config.catalogue_sha256, tuple(geo.slots))
     cells = _STATIC_MAPS.get(key)
@@ -207,7 +173,7 @@ def _static_cells(s: GameState) -> tuple[dict[str, Any], ...]:
     return cells
 
 
-def _map_view(s: GameState) -> dict[str, Any]:
+def _map_view(s: State) -> dict[str, Any]:
     geo = s.geo
     tiles = s.catalogue.tiles
     spaces = []
@@ -232,6 +198,4 @@ def _map_view(s: GameState) -> dict[str, Any]:
 
 
 def _types(mask: int) -> list[Any]:
-    from heights_rules.components import BuildingType
-
     return [t for t in BuildingType if mask >> t & 1]

@@ -13,7 +13,7 @@ from typing import Any
 from heights_rules.catalogue import GRID_COLS, GRID_ROWS, ScoringRef
 from heights_rules.components import N_BUCKETS, Bucket, BuildingType, Meeple
 from heights_rules.geometry import manhattan
-from heights_rules.state import GameState
+from heights_rules.state import State
 
 Params = dict[str, Any]
 N_NEIGHBORHOODS = GRID_ROWS * GRID_COLS
@@ -24,7 +24,7 @@ _POSITION_BUCKETS = {
 }
 
 
-def evaluate(s: GameState, owner: int, ref: ScoringRef, anchor: int = -1) -> int:
+def evaluate(s: State, owner: int, ref: ScoringRef, anchor: int = -1) -> int:
     return _FUNCTIONS[ref.fn](s, owner, ref.params, anchor)
 
 
@@ -42,7 +42,7 @@ def _whose_ok(whose: str, owner: int, tile_owner: int) -> bool:
     return True
 
 
-def _matches(s: GameState, tile: int, owner: int, params: Params, mask: int) -> bool:
+def _matches(s: State, tile: int, owner: int, params: Params, mask: int) -> bool:
     if params.get("completed", True) and not s.complete[tile]:
         return False
     if not _whose_ok(params.get("whose", "any"), owner, s.owner[tile]):
@@ -50,16 +50,16 @@ def _matches(s: GameState, tile: int, owner: int, params: Params, mask: int) -> 
     return bool(mask >> s.catalogue.tiles[tile].type & 1)
 
 
-def _placed(s: GameState) -> list[int]:
+def _placed(s: State) -> list[int]:
     return [t for t in range(len(s.owner)) if s.owner[t] >= 0]
 
 
-def _own_completed(s: GameState, owner: int, mask: int) -> list[int]:
+def _own_completed(s: State, owner: int, mask: int) -> list[int]:
     tiles = s.catalogue.tiles
     return [t for t in s.owned[owner] if s.complete[t] and mask >> tiles[t].type & 1]
 
 
-def per_adjacent(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def per_adjacent(s: State, owner: int, params: Params, anchor: int) -> int:
     mask = _type_mask(params.get("types", "ANY"))
     n = 0
     for near in s.geo.adjacent[anchor]:
@@ -71,13 +71,13 @@ def per_adjacent(s: GameState, owner: int, params: Params, anchor: int) -> int:
     return n * int(params["per"])
 
 
-def per_adjacent_empty(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def per_adjacent_empty(s: State, owner: int, params: Params, anchor: int) -> int:
     """Water counts as empty; the map edge does not (Gambrel Museum)."""
     empty = sum(1 for near in s.geo.adjacent[anchor] if s.on_cell[near] < 0)
     return min(empty, int(params.get("max", 4))) * int(params["per"])
 
 
-def per_within(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def per_within(s: State, owner: int, params: Params, anchor: int) -> int:
     mask = _type_mask(params.get("types", "ANY"))
     distance = int(params["distance"])
     n = sum(
@@ -88,13 +88,13 @@ def per_within(s: GameState, owner: int, params: Params, anchor: int) -> int:
     return n * int(params["per"])
 
 
-def per_own_building(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def per_own_building(s: State, owner: int, params: Params, anchor: int) -> int:
     mask = _type_mask(params.get("types", "ANY"))
     own = {**params, "whose": "own"}
     return sum(_matches(s, t, owner, own, mask) for t in s.owned[owner]) * int(params["per"])
 
 
-def per_meeple(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def per_meeple(s: State, owner: int, params: Params, anchor: int) -> int:
     colours = params.get("colours", "ANY")
     chosen = list(Meeple) if colours == "ANY" else [Meeple[c] for c in colours]
     m = s.meeples[owner]
@@ -113,15 +113,15 @@ def per_meeple(s: GameState, owner: int, params: Params, anchor: int) -> int:
     return n * int(params["per"])
 
 
-def per_wild_token(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def per_wild_token(s: State, owner: int, params: Params, anchor: int) -> int:
     return s.wild[owner] * int(params["per"])
 
 
-def _neighbour_tiles(s: GameState, space: int) -> list[int]:
+def _neighbour_tiles(s: State, space: int) -> list[int]:
     return [s.on_cell[n] for n in s.geo.adjacent[space] if s.on_cell[n] >= 0]
 
 
-def each_own_adjacent(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def each_own_adjacent(s: State, owner: int, params: Params, anchor: int) -> int:
     own_mask = _type_mask(params.get("own_types", "ANY"))
     adj_mask = _type_mask(params.get("adjacent_types", []))
     test = {"completed": True, "whose": params.get("whose", "any")}
@@ -136,7 +136,7 @@ def each_own_adjacent(s: GameState, owner: int, params: Params, anchor: int) -> 
     return vp
 
 
-def each_adjacent_to_own(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def each_adjacent_to_own(s: State, owner: int, params: Params, anchor: int) -> int:
     mask = _type_mask(params.get("types", "ANY"))
     own_mask = _type_mask(params.get("own_types", "ANY"))
     test = {"completed": True, "whose": params.get("whose", "any")}
@@ -150,7 +150,7 @@ def each_adjacent_to_own(s: GameState, owner: int, params: Params, anchor: int) 
     return n * int(params["per"])
 
 
-def largest_group(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def largest_group(s: State, owner: int, params: Params, anchor: int) -> int:
     mask = _type_mask(params.get("types", "ANY"))
     test = {"completed": params.get("completed", True), "whose": "own"}
     members = {s.space_of[t] for t in s.owned[owner] if _matches(s, t, owner, test, mask)}
@@ -172,18 +172,18 @@ def largest_group(s: GameState, owner: int, params: Params, anchor: int) -> int:
     return best * int(params["per"])
 
 
-def type_sets(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def type_sets(s: State, owner: int, params: Params, anchor: int) -> int:
     counts = [len(_own_completed(s, owner, _type_mask([t]))) for t in params["types"]]
     return min(counts, default=0) * int(params["per"])
 
 
-def rescore_half(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def rescore_half(s: State, owner: int, params: Params, anchor: int) -> int:
     tiles = s.catalogue.tiles
     mask = _type_mask(params.get("types", "ANY"))
     return sum(tiles[t].vp for t in _own_completed(s, owner, mask)) // 2
 
 
-def _neighborhood_counts(s: GameState, mask: int) -> list[int]:
+def _neighborhood_counts(s: State, mask: int) -> list[int]:
     counts = [0] * N_NEIGHBORHOODS
     for tile in _placed(s):
         if mask >> s.catalogue.tiles[tile].type & 1:
@@ -196,13 +196,13 @@ def _most(counts: list[int]) -> list[int]:
     return [n for n, c in enumerate(counts) if c == top] if top > 0 else []
 
 
-def neighborhood_majority_penalty(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def neighborhood_majority_penalty(s: State, owner: int, params: Params, anchor: int) -> int:
     worst = _most(_neighborhood_counts(s, _type_mask(params["types"])))
     mine = sum(1 for t in s.owned[owner] if s.geo.neighborhood[s.space_of[t]] in worst)
     return mine * int(params["per"])
 
 
-def neighborhood_majority_rescore(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def neighborhood_majority_rescore(s: State, owner: int, params: Params, anchor: int) -> int:
     best = _most(_neighborhood_counts(s, _type_mask(params["types"])))
     tiles = s.catalogue.tiles
     vp = 0
@@ -216,7 +216,7 @@ def neighborhood_majority_rescore(s: GameState, owner: int, params: Params, anch
     return vp
 
 
-def neighborhood_most_completed(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def neighborhood_most_completed(s: State, owner: int, params: Params, anchor: int) -> int:
     vp = 0
     for n in range(N_NEIGHBORHOODS):
         counts = [0] * s.n_players
@@ -228,7 +228,7 @@ def neighborhood_most_completed(s: GameState, owner: int, params: Params, anchor
     return vp
 
 
-def neighborhood_tallest(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def neighborhood_tallest(s: State, owner: int, params: Params, anchor: int) -> int:
     tiles = s.catalogue.tiles
     vp = 0
     for n in range(N_NEIGHBORHOODS):
@@ -241,7 +241,7 @@ def neighborhood_tallest(s: GameState, owner: int, params: Params, anchor: int) 
     return vp
 
 
-def neighborhoods_present(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def neighborhoods_present(s: State, owner: int, params: Params, anchor: int) -> int:
     test = {"completed": params.get("completed", True), "whose": "own"}
     mask = _type_mask(params.get("types", "ANY"))
     present = {
@@ -252,7 +252,7 @@ def neighborhoods_present(s: GameState, owner: int, params: Params, anchor: int)
     return len(present) * int(params["per"])
 
 
-def stack_height_at_least(s: GameState, owner: int, params: Params, anchor: int) -> int:
+def stack_height_at_least(s: State, owner: int, params: Params, anchor: int) -> int:
     tiles = s.catalogue.tiles
     tall = [
         t
@@ -262,7 +262,7 @@ def stack_height_at_least(s: GameState, owner: int, params: Params, anchor: int)
     return len(tall) * int(params["per"])
 
 
-_FUNCTIONS: dict[str, Callable[[GameState, int, Params, int], int]] = {
+_FUNCTIONS: dict[str, Callable[[State, int, Params, int], int]] = {
     "per_adjacent": per_adjacent,
     "per_adjacent_empty": per_adjacent_empty,
     "per_within": per_within,

@@ -21,7 +21,7 @@ from heights_rules.options import GameConfig
 from heights_rules.ranking import players_ranked
 from heights_rules.rng import KeyedRng
 from heights_rules.setup import cubes_in_play
-from heights_rules.state import GameState, Phase, Termination
+from heights_rules.state import Phase, State, Termination
 
 FORMAT = "rolling-heights-state"
 FORMAT_VERSION = 1
@@ -63,7 +63,7 @@ _LISTS = (
 )
 
 
-def to_dict(s: GameState) -> dict[str, Any]:
+def to_dict(s: State) -> dict[str, Any]:
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -114,8 +114,8 @@ def _config(doc: dict[str, Any]) -> GameConfig:
     return config
 
 
-def from_dict(data: dict[str, Any], owned: bool = False) -> GameState:
-    """Rebuild a state; raises ReplayError if the data does not fit this engine.
+def load_into(s: State, data: dict[str, Any], owned: bool = False) -> None:
+    """Rebuild a state into `s`; raises ReplayError if the data does not fit this engine.
 
     With `owned`, the caller hands over `data` (freshly parsed JSON, say): its lists
     become the state's own instead of being deep-copied.
@@ -125,7 +125,6 @@ def from_dict(data: dict[str, Any], owned: bool = False) -> GameState:
     try:
         config = _config(data["config"])
         catalogue = load_catalogue(config.catalogue_id)
-        s = GameState()
         s.config = config
         s.catalogue = catalogue
         s.seed = int(data["seed"])
@@ -156,23 +155,23 @@ def from_dict(data: dict[str, Any], owned: bool = False) -> GameState:
         if space >= 0:
             s.on_cell[space] = tile
     s.near = [nearest_own(s, p) for p in range(s.n_players)]
-    return s
 
 
-def to_bytes(s: GameState) -> bytes:
+def to_bytes(s: State) -> bytes:
     return canonical_json(to_dict(s))
 
 
-def from_bytes(blob: bytes) -> GameState:
+def document_from_bytes(blob: bytes) -> dict[str, Any]:
+    """The state document in `blob`, checked to be a JSON object."""
     try:
         data = json.loads(blob)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ReplayError(f"state bytes are not JSON: {err}") from None
     if not isinstance(data, dict):
         raise ReplayError("state bytes are not a JSON object")
-    return from_dict(data)
+    return data
 
 
-def state_hash(s: GameState) -> str:
+def state_hash(s: State) -> str:
     """A 128-bit hex digest of the canonical bytes."""
     return hashlib.blake2b(to_bytes(s), digest_size=16).hexdigest()

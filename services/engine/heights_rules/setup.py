@@ -9,7 +9,7 @@ from heights_rules.geometry import MapGeometry, Slot
 from heights_rules.options import GameConfig
 from heights_rules.ranking import players_ranked
 from heights_rules.rng import KeyedRng
-from heights_rules.state import GameState, Phase, catalogue_for, empty_lists
+from heights_rules.state import Phase, State, catalogue_for, empty_lists
 
 # Cubes removed per colour, and B sides used, by player count (solo is set up as 2).
 CUBES_REMOVED = {2: 25, 3: 13, 4: 0}
@@ -19,11 +19,10 @@ FIRST_GAME_ADS = ("AD-09", "AD-10", "AD-12")
 N_SLOTS = GRID_ROWS * GRID_COLS
 
 
-def new_game(config: GameConfig, seed: int) -> GameState:
-    """A new game at its first decision (the first starting placement)."""
+def set_up(s: State, config: GameConfig, seed: int) -> None:
+    """Lay out a new game in `s`, up to its first decision (the first starting placement)."""
     rng = KeyedRng(seed)
     catalogue = catalogue_for(config)
-    s = GameState()
     s.config = config
     s.catalogue = catalogue
     s.rng = rng
@@ -71,7 +70,6 @@ def new_game(config: GameConfig, seed: int) -> GameState:
     s.order = [(s.start_seat - 1 - i) % s.n_seats for i in range(s.n_seats)]
     s.phase = Phase.START
     s.stack = [frame(F.START, s.order[0])]
-    return s
 
 
 def cubes_in_play(config: GameConfig) -> tuple[int, ...]:
@@ -92,7 +90,7 @@ def _layout(rng: KeyedRng, players: int, catalogue: Catalogue) -> tuple[Slot, ..
     return tuple(slots)
 
 
-def _deal_components(s: GameState, rng: KeyedRng) -> None:
+def _deal_components(s: State, rng: KeyedRng) -> None:
     catalogue = s.catalogue
     piles = []
     for level in (1, 2):

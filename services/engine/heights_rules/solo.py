@@ -11,13 +11,13 @@ from heights_rules.frames import F, Purpose, frame
 from heights_rules.geometry import space_name
 from heights_rules.market import put_on_map, slide_and_refill
 from heights_rules.ranking import MAYOR_SEAT
-from heights_rules.state import GameState
+from heights_rules.state import State
 
 _BUILD = OFFSETS[ActionKind.BUILD]
 _DIE_ATTEMPTS = 1000  # re-rolls for a full neighborhood; then the lowest open one
 
 
-def mayor_roll(s: GameState) -> None:
+def mayor_roll(s: State) -> None:
     """One die roll of the Mayor's turn: Step A or Step B in the rolled neighborhood."""
     slide_and_refill(s)  # "replenishing the market if needed between each roll"
     open_numbers = [n for n in range(6) if _empty_spaces(s, s.token_slot[n])]
@@ -42,7 +42,7 @@ def mayor_roll(s: GameState) -> None:
     _step_a(s, die, slot, here)
 
 
-def _step_a(s: GameState, die: int, slot: int, here: list[int]) -> None:
+def _step_a(s: State, die: int, slot: int, here: list[int]) -> None:
     empty = _empty_spaces(s, slot)
     level = 1 if any(s.complete[t] for t in here) else 0
     candidates = _centermost(s, empty)
@@ -68,16 +68,16 @@ def _step_a(s: GameState, die: int, slot: int, here: list[int]) -> None:
         s.stack.append(frame(F.PLACE, 0, Purpose.MAYOR, tile, tuple(candidates)))
 
 
-def _empty_spaces(s: GameState, slot: int) -> list[int]:
+def _empty_spaces(s: State, slot: int) -> list[int]:
     return [sp for sp in s.geo.neighborhood_spaces[slot] if s.on_cell[sp] < 0]
 
 
-def _centermost(s: GameState, spaces: list[int]) -> list[int]:
+def _centermost(s: State, spaces: list[int]) -> list[int]:
     best = min(s.geo.centre_rank[sp] for sp in spaces)
     return [sp for sp in spaces if s.geo.centre_rank[sp] == best]
 
 
-def _next_to_mayor(s: GameState, space: int, slot: int) -> bool:
+def _next_to_mayor(s: State, space: int, slot: int) -> bool:
     for near in s.geo.adjacent[space]:
         tile = s.on_cell[near]
         if tile >= 0 and s.owner[tile] == MAYOR_SEAT and s.geo.neighborhood[near] == slot:
@@ -85,7 +85,7 @@ def _next_to_mayor(s: GameState, space: int, slot: int) -> bool:
     return False
 
 
-def _take(s: GameState, level: int, pos: int) -> int:
+def _take(s: State, level: int, pos: int) -> int:
     """The tile at `pos`, or the nearest one if that space is empty (markets run dry)."""
     for row in (s.market[level], s.market[1 - level]):
         order = list(range(pos, MARKET_SIZE)) + list(range(pos - 1, -1, -1))
@@ -101,7 +101,7 @@ def _take(s: GameState, level: int, pos: int) -> int:
     return -1
 
 
-def mayor_placed(s: GameState, tile: int, space: int) -> None:
+def mayor_placed(s: State, tile: int, space: int) -> None:
     """After placing: the space's zoning VP, then 3 cubes from the supply (§8.3 Step A)."""
     t = s.catalogue.tiles[tile]
     if s.geo.zoning_types[space] >> t.type & 1:
@@ -111,7 +111,7 @@ def mayor_placed(s: GameState, tile: int, space: int) -> None:
     s.stack.append(frame(F.MAYOR_BUILD, 0, tile, s.config.options.mayor_step_a_cubes))
 
 
-def _placeable(s: GameState, tile: int) -> dict[int, int]:
+def _placeable(s: State, tile: int) -> dict[int, int]:
     """Colour -> how many cubes of it the Mayor could still place on the tile."""
     t = s.catalogue.tiles[tile]
     need: dict[int, int] = {}
@@ -127,7 +127,7 @@ def _placeable(s: GameState, tile: int) -> dict[int, int]:
     return out
 
 
-def mayor_build_auto(s: GameState) -> bool:
+def mayor_build_auto(s: State) -> bool:
     """Place the Mayor's cubes while no choice is needed; False when seat 0 must choose."""
     _, _, tile, left, _ = s.stack[-1]
     placeable = _placeable(s, tile) if left and not s.complete[tile] else {}
@@ -140,18 +140,18 @@ def mayor_build_auto(s: GameState) -> bool:
     return True
 
 
-def mayor_build_options(s: GameState) -> list[int]:
+def mayor_build_options(s: State) -> list[int]:
     _, _, tile, _, _ = s.stack[-1]
     base = _BUILD + s.space_of[tile] * MAX_STACKS
     return sorted(base + _first_stack(s, tile, colour) for colour in _placeable(s, tile))
 
 
-def mayor_build_choice(s: GameState, stack: int) -> None:
+def mayor_build_choice(s: State, stack: int) -> None:
     _, _, tile, _, _ = s.stack[-1]
     _place(s, tile, stack)
 
 
-def _first_stack(s: GameState, tile: int, colour: int) -> int:
+def _first_stack(s: State, tile: int, colour: int) -> int:
     for i, ((c, height), filled) in enumerate(
         zip(s.catalogue.tiles[tile].stacks, s.fill[tile], strict=True)
     ):
@@ -160,7 +160,7 @@ def _first_stack(s: GameState, tile: int, colour: int) -> int:
     raise AssertionError("no open stack of that colour")
 
 
-def _place(s: GameState, tile: int, stack: int) -> None:
+def _place(s: State, tile: int, stack: int) -> None:
     colour = s.catalogue.tiles[tile].stacks[stack][0]
     if s.supply[colour]:
         s.supply[colour] -= 1
@@ -175,3 +175,10 @@ def _place(s: GameState, tile: int, stack: int) -> None:
     s.stack.append(frame(F.MAYOR_BUILD, p, tile, left - 1))
     if is_full(s, tile):
         complete_building(s, tile)
+
+
+def mayor_on_place(s: State, space: int) -> None:
+    """The Mayor's PLACE decision: seat 0 chose the space, but the tile is the Mayor's."""
+    tile = s.stack.pop()[3]
+    put_on_map(s, MAYOR_SEAT, tile, space)
+    mayor_placed(s, tile, space)

@@ -1,21 +1,19 @@
-"""The game state: plain counts and lists, mutated in place by `apply`.
+"""The game's data: plain counts and lists, mutated in place by the rule modules.
 
-`GameState` holds data and the public surface (current player, legal actions,
-apply, clone, outcome); the rules live in small modules (`turn`, `main_phase`,
-`market`, `effects`, `solo`, `scoring`) that act on it. Everything mutable is a list
-of ints or of immutable values, so `clone` is a handful of list copies.
+`State` holds the data of one game and small helpers on it; it imports no rule module.
+The rules live in small modules (`turn`, `main_phase`, `market`, `effects`, `solo`,
+`scoring`) that act on a `State`; `heights_rules.game.GameState` is the playable state
+on top of them all (legal actions, apply, serialization, observations). Everything
+mutable is a list of ints or of immutable values, so a copy is a handful of list copies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from heights_rules.actions import NUM_ACTIONS, Action
 from heights_rules.catalogue import Catalogue, load_catalogue
 from heights_rules.components import CUBES, MEEPLES, N_BUCKETS, SCORES, Score
-from heights_rules.errors import IllegalActionError, InvalidActionError
 from heights_rules.frames import F, Frame
 from heights_rules.geometry import MapGeometry
 from heights_rules.options import GameConfig
@@ -49,8 +47,8 @@ class Event(NamedTuple):
     data: dict[str, Any]
 
 
-class GameState:
-    """One game in progress. Build with `heights_rules.new_game`."""
+class State:
+    """The data of one game in progress (see `heights_rules.game.GameState` to play it)."""
 
     __slots__ = (
         "_legal",
@@ -182,77 +180,6 @@ class GameState:
     def is_terminal(self) -> bool:
         return self.phase is Phase.OVER
 
-    def legal_actions(self) -> list[int]:
-        """The sorted ids of every legal action (empty when the game is over)."""
-        if self._legal is None:
-            self._legal = _RULES.legal(self)
-        return self._legal
-
-    def legal_action_objects(self) -> list[Action]:
-        return [Action.from_id(a) for a in self.legal_actions()]
-
-    def apply(self, action: int | Action | str, seat: int | None = None) -> list[Event]:
-        """Apply one action (id, Action or text) and return the events it caused.
-
-        Raises InvalidActionError for a malformed action and IllegalActionError for one
-        that is not legal now (or not `seat`'s decision); the state is then unchanged.
-        """
-        action_id = _to_id(action)
-        if seat is not None and seat != self.current_player():
-            raise IllegalActionError(
-                f"seat {seat} cannot act now: it is {_who(self.current_player())}'s decision"
-            )
-        if action_id not in self.legal_actions():
-            raise IllegalActionError(
-                f"{Action.from_id(action_id).text()!r} is not legal now ({self.decision_text()})"
-            )
-        self.events = []
-        self._legal = None
-        self.steps += 1
-        _RULES.apply(self, action_id)
-        return self.events
-
-    def clone(self) -> GameState:
-        """An independent copy; immutable parts are shared."""
-        c = GameState.__new__(GameState)
-        for name in _SHARED:
-            setattr(c, name, getattr(self, name))
-        for name in FLAT_LISTS:
-            setattr(c, name, getattr(self, name)[:])
-        for name in NESTED_LISTS:
-            setattr(c, name, [row[:] for row in getattr(self, name)])
-        c._legal = self._legal
-        c._place_cache = dict(self._place_cache)
-        c.events = []
-        return c
-
-    def to_bytes(self) -> bytes:
-        from heights_rules.serialize import to_bytes
-
-        return to_bytes(self)
-
-    @staticmethod
-    def from_bytes(blob: bytes) -> GameState:
-        from heights_rules.serialize import from_bytes
-
-        return from_bytes(blob)
-
-    def state_hash(self) -> str:
-        from heights_rules.serialize import state_hash
-
-        return state_hash(self)
-
-    def observation(self, viewer: int = -1) -> dict[str, Any]:
-        """What `viewer` (a seat, or -1 for a spectator) may see, as plain data."""
-        from heights_rules.observation import observation
-
-        return observation(self, viewer)
-
-    def decision_text(self) -> str:
-        from heights_rules.describe import describe_decision
-
-        return describe_decision(self)
-
     # ----------------------------------------------------------------- small helpers
     @property
     def top(self) -> Frame:
@@ -279,37 +206,6 @@ class GameState:
     def invalidate_map(self) -> None:
         self._place_cache = {}
 
-
-class _Rules:
-    """The rule modules' entry points, bound on first use.
-
-    The rule modules import this one, so they cannot be imported at its top; binding
-    them once here keeps an import statement off the per-step path.
-    """
-
-    def __init__(self) -> None:
-        self._bound = False
-
-    def _bind(self) -> None:
-        from heights_rules.dispatch import apply_action
-        from heights_rules.legal import legal_actions
-
-        self.legal_fn: Callable[[GameState], list[int]] = legal_actions
-        self.apply_fn: Callable[[GameState, int], None] = apply_action
-        self._bound = True
-
-    def legal(self, state: GameState) -> list[int]:
-        if not self._bound:
-            self._bind()
-        return self.legal_fn(state)
-
-    def apply(self, state: GameState, action_id: int) -> None:
-        if not self._bound:
-            self._bind()
-        self.apply_fn(state, action_id)
-
-
-_RULES = _Rules()
 
 _SHARED = (
     "config",
@@ -358,26 +254,17 @@ FLAT_LISTS = (
 NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market", "piles", "targets", "near")
 
 
-def _to_id(action: int | Action | str) -> int:
-    if type(action) is int and 0 <= action < NUM_ACTIONS:
-        return action
-    if isinstance(action, Action):
-        return action.id
-    if isinstance(action, str):
-        return Action.parse(action).id
-    if isinstance(action, bool) or not isinstance(action, int):
-        raise InvalidActionError(f"an action is an id, an Action or a text, not {action!r}")
-    if not 0 <= action < NUM_ACTIONS:
-        raise InvalidActionError(f"action id {action} is not in [0, {NUM_ACTIONS})")
-    return action
-
-
-def _who(player: int) -> str:
-    if player == CHANCE:
-        return "chance"
-    if player == TERMINAL:
-        return "nobody (the game is over)"
-    return f"seat {player}"
+def copy_fields(src: State, dst: State) -> None:
+    """Make `dst` an independent copy of `src`; immutable parts are shared."""
+    for name in _SHARED:
+        setattr(dst, name, getattr(src, name))
+    for name in FLAT_LISTS:
+        setattr(dst, name, getattr(src, name)[:])
+    for name in NESTED_LISTS:
+        setattr(dst, name, [row[:] for row in getattr(src, name)])
+    dst._legal = src._legal
+    dst._place_cache = dict(src._place_cache)
+    dst.events = []
 
 
 def empty_lists(n_players: int, spaces: int) -> dict[str, Any]:

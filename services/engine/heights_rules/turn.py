@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from heights_rules.components import MEEPLE_NAMES, MEEPLES, N_BUCKETS, Bucket
 from heights_rules.economy import MISC, gain_wild
+from heights_rules.final import final_scoring
 from heights_rules.frames import F, RollKind, frame
 from heights_rules.market import place_tokens, slide_and_refill
-from heights_rules.state import GameState, Phase, Termination
+from heights_rules.solo import mayor_build_auto, mayor_roll
+from heights_rules.state import Phase, State, Termination
 
 MAX_ACTIVE = 10
 _HARD, _STEADY, _EXHAUSTED = int(Bucket.HARD), int(Bucket.STEADY), int(Bucket.EXHAUSTED)
 _PREP_ROLL_LIMIT = 10_000  # a safety bound; the chance of reaching it is 0.6**10000
 
 
-def start_turn(s: GameState, p: int) -> None:
+def start_turn(s: State, p: int) -> None:
     """PREP begins: every meeple goes in the box; with more than 10, some are set aside."""
     s.seat = p
     s.turn_no[p] += 1
@@ -34,7 +36,7 @@ def start_turn(s: GameState, p: int) -> None:
         s.stack.append(frame(F.ASIDE, p, total - MAX_ACTIVE))
 
 
-def set_aside(s: GameState, p: int, colour: int) -> None:
+def set_aside(s: State, p: int, colour: int) -> None:
     m = s.meeples[p]
     m[colour * N_BUCKETS + _EXHAUSTED] -= 1
     m[colour * N_BUCKETS + Bucket.IDLE] += 1
@@ -43,7 +45,7 @@ def set_aside(s: GameState, p: int, colour: int) -> None:
         s.stack.append(frame(F.ASIDE, p, left))
 
 
-def roll_exhausted(s: GameState, p: int) -> int:
+def roll_exhausted(s: State, p: int) -> int:
     """Roll every active Exhausted meeple once; returns how many came up working.
 
     Keyed by (seat, the seat's turn number, roll index): a seat's dice never depend on
@@ -79,7 +81,7 @@ def roll_exhausted(s: GameState, p: int) -> int:
     return working
 
 
-def count(s: GameState, p: int, bucket: int) -> int:
+def count(s: State, p: int, bucket: int) -> int:
     """p's meeples in one bucket, all colours."""
     m = s.meeples[p]
     n = 0
@@ -88,12 +90,10 @@ def count(s: GameState, p: int, bucket: int) -> int:
     return n
 
 
-def resolve_roll(s: GameState) -> None:
+def resolve_roll(s: State) -> None:
     """The ROLL chance step."""
     _, p, kind, mayor_rolls_left, _ = s.stack.pop()
     if kind == RollKind.MAYOR:
-        from heights_rules.solo import mayor_roll
-
         if mayor_rolls_left:
             s.stack.append(frame(F.ROLL, -1, RollKind.MAYOR, mayor_rolls_left - 1))
         mayor_roll(s)
@@ -117,7 +117,7 @@ def resolve_roll(s: GameState) -> None:
         roll_exhausted(s, p)
 
 
-def _strike(s: GameState, p: int) -> None:
+def _strike(s: State, p: int) -> None:
     """Bust: return half (rounded down) of the working meeples, gain a Wild Token (§4.2)."""
     lose = (count(s, p, _HARD) + count(s, p, _STEADY)) // 2
     s.log("strike", p, returned=lose)
@@ -126,13 +126,13 @@ def _strike(s: GameState, p: int) -> None:
         s.stack.append(frame(F.STRIKE, p, lose))
 
 
-def rally(s: GameState, p: int, go: bool) -> None:
+def rally(s: State, p: int, go: bool) -> None:
     s.stack.pop()
     if go:
         s.stack.append(frame(F.ROLL, p, RollKind.RALLY))
 
 
-def strike_return(s: GameState, p: int, colour: int, bucket: int) -> None:
+def strike_return(s: State, p: int, colour: int, bucket: int) -> None:
     m = s.meeples[p]
     m[colour * N_BUCKETS + bucket] -= 1
     m[colour * N_BUCKETS + _EXHAUSTED] += 1
@@ -141,7 +141,7 @@ def strike_return(s: GameState, p: int, colour: int, bucket: int) -> None:
         s.stack.append(frame(F.STRIKE, p, left))
 
 
-def end_turn(s: GameState, p: int) -> None:
+def end_turn(s: State, p: int) -> None:
     """CLEANUP (§4.4): return cubes, lose SP, sweeten, slide and refill, gather meeples."""
     s.stack.pop()
     held = s.cubes[p]
@@ -166,16 +166,12 @@ def end_turn(s: GameState, p: int) -> None:
     s.log("end_turn", p)
 
 
-def advance(s: GameState) -> None:
+def advance(s: State) -> None:
     """Run the engine's own steps until a decision or a roll is pending, or the game ends."""
     while True:
         if s.stack:
-            top = s.stack[-1]
-            if top[0] is F.MAYOR_BUILD:
-                from heights_rules.solo import mayor_build_auto
-
-                if mayor_build_auto(s):
-                    continue
+            if s.stack[-1][0] is F.MAYOR_BUILD and mayor_build_auto(s):
+                continue
             return
         if s.phase is Phase.START:
             _next_start_placement(s)
@@ -184,8 +180,6 @@ def advance(s: GameState) -> None:
         elif s.phase is Phase.MAYOR:
             _after_round(s)
         elif s.phase is Phase.TARGETS:
-            from heights_rules.final import final_scoring
-
             final_scoring(s)
             s.phase = Phase.OVER
             return
@@ -193,7 +187,7 @@ def advance(s: GameState) -> None:
             return
 
 
-def _next_start_placement(s: GameState) -> None:
+def _next_start_placement(s: State) -> None:
     s.order.pop(0)
     if s.order:
         s.stack.append(frame(F.START, s.order[0]))
@@ -204,7 +198,7 @@ def _next_start_placement(s: GameState) -> None:
     start_turn(s, s.start_seat)
 
 
-def _after_turn(s: GameState) -> None:
+def _after_turn(s: State) -> None:
     if s.solo:
         s.phase = Phase.MAYOR
         s.roll_idx = 0
@@ -218,14 +212,14 @@ def _after_turn(s: GameState) -> None:
     start_turn(s, nxt)
 
 
-def _after_round(s: GameState) -> None:
+def _after_round(s: State) -> None:
     if _round_over(s):
         return
     s.phase = Phase.TURN
     start_turn(s, 0)
 
 
-def mayor_rolls(s: GameState) -> int:
+def mayor_rolls(s: State) -> int:
     """One die roll a turn, two from round 6, three from round 12 (10 when hard) (§8.3)."""
     three_from = 10 if s.config.options.mayor_hard else 12
     if s.round >= three_from:
@@ -233,7 +227,7 @@ def mayor_rolls(s: GameState) -> int:
     return 2 if s.round >= 6 else 1
 
 
-def _round_over(s: GameState) -> bool:
+def _round_over(s: State) -> bool:
     """The round has ended: end the game or start the next round."""
     if s.end_round and s.round >= s.end_round:
         _game_over(s, Termination.TRIGGER)
@@ -245,7 +239,7 @@ def _round_over(s: GameState) -> bool:
     return False
 
 
-def _game_over(s: GameState, termination: Termination) -> None:
+def _game_over(s: State, termination: Termination) -> None:
     s.termination = termination
     s.phase = Phase.TARGETS
     s.log("game_end", -1, termination=termination.value, rounds=s.round)
