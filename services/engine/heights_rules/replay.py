@@ -31,6 +31,7 @@ from heights_rules.game import GameState, new_game
 from heights_rules.options import GameConfig, RuleOptionError
 from heights_rules.rng import SEED_BITS
 from heights_rules.serialize import state_hash
+from heights_rules.state import Event
 
 FORMAT = "rolling-heights-replay"
 FORMAT_VERSION = 1
