@@ -6,6 +6,8 @@ import pytest
 
 from heights_bots import BOT_NAMES, Bot, make_bot, seat_seed
 from heights_bots.greedy import GreedyBot
+from heights_bots.mcts import MctsBot
+from heights_bots.noisy_greedy import NoisyGreedyBot
 from heights_bots.random_bot import RandomBot
 from heights_bots.search import SearchBot
 from heights_rules.options import GameConfig
@@ -13,9 +15,25 @@ from heights_rules.setup import new_game
 
 
 def test_registry_builds_every_named_bot() -> None:
-    assert BOT_NAMES == ("random", "greedy", "search")
+    assert BOT_NAMES == (
+        "random",
+        "noisy-greedy-50",
+        "noisy-greedy-25",
+        "noisy-greedy-10",
+        "greedy",
+        "search",
+        "mcts",
+    )
     kinds = {name: type(make_bot(name, seed=1)) for name in BOT_NAMES}
-    assert kinds == {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
+    assert kinds == {
+        "random": RandomBot,
+        "noisy-greedy-50": NoisyGreedyBot,
+        "noisy-greedy-25": NoisyGreedyBot,
+        "noisy-greedy-10": NoisyGreedyBot,
+        "greedy": GreedyBot,
+        "search": SearchBot,
+        "mcts": MctsBot,
+    }
 
 
 @pytest.mark.parametrize("name", BOT_NAMES)

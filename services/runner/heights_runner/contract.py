@@ -14,6 +14,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
+from heights_bots.bot import BOT_NAMES
+
 # A bot's files: the one check of an upload, which the platform runs at its door and the
 # runner again before unpacking. Re-exported (PEP 484's `X as X`): the platform imports
 # it from here, never from the runner's internals.
@@ -31,7 +33,7 @@ QUEUE_MATCHES = "matches"
 QUEUE_SHORT = "short"
 QUEUE_RESULTS = "results"
 
-BUILTIN_BOTS = ("random", "greedy", "search")
+BUILTIN_BOTS = BOT_NAMES  # one list: the bots package registry
 
 BotKind = Literal["builtin", "py", "zip"]
 ForfeitReason = Literal[
