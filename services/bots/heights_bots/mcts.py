@@ -9,7 +9,10 @@ children are the moves worth comparing there (`candidates`, greedy's first), cho
 UCB1 counted over the iterations in which each move was available. Past the tree, every
 seat plays greedy up to the horizon (the end of the seat's `horizon`-th own turn), where
 the heuristic evaluation judges the position for the seat (its predicted margin over
-the best opponent). The move played is the root child visited most.
+the best opponent). The root's k-th visit of each move plays in the k-th sampled world,
+so root moves are compared in the same worlds (common random numbers, as in `search`:
+dice are keyed by seat and turn). The move played is the root child visited most, if
+it beats greedy's move in those shared worlds by more than a margin; else greedy's.
 
 The bot reads only its information set: the state handed in is reduced to it first, so
 the true state and any determinization of it give the same search (with an iteration
@@ -53,7 +56,9 @@ class MctsBot:
 
     `seconds` caps the time per searched decision (None: iterations only);
     `iterations` caps the iterations (deterministic when the time cap is off);
-    `horizon` is how many of the seat's own turn ends a rollout plays to.
+    `horizon` is how many of the seat's own turn ends a rollout plays to. A move other
+    than greedy's is played only if it beats greedy's, in the same sampled worlds, by
+    more than `margin` VP on average.
     """
 
     name = "mcts"
@@ -61,9 +66,10 @@ class MctsBot:
     def __init__(
         self,
         seed: int,
-        seconds: float | None = 0.4,
+        seconds: float | None = 0.5,
         iterations: int = 5000,
         horizon: int = 2,
+        margin: float = 0.2,
     ) -> None:
         if iterations < 1 or horizon < 1:
             raise ValueError("iterations and horizon must be at least 1")
@@ -72,6 +78,7 @@ class MctsBot:
         self.seconds = seconds
         self.iterations = iterations
         self.horizon = horizon
+        self.margin = margin
         self._rng = KeyedRng(seed)
         self._spent = 0.0  # thinking time so far this game
 
@@ -86,17 +93,35 @@ class MctsBot:
         root_state = from_infoset(infoset(state, seat))
         root = _Node()
         spread = _Spread()
+        values: dict[int, list[float]] = {move: [] for move in moves}
         deadline = self._deadline(started)
         for i in range(self.iterations):
             if deadline is not None and i > 0 and time.perf_counter() > deadline:
                 break
-            world = determinize(root_state, seat, self._key(state.steps, i))
-            spread.add(self._iterate(root, world, seat, spread.value))
+            # The root's moves depend only on what the seat knows, so the move is chosen
+            # before the world; its k-th visit plays in world k, as every other root
+            # move's k-th does: paired comparisons (common random numbers), as in search.
+            move, _ = _select(root, moves, spread.value)
+            world = determinize(root_state, seat, self._key(state.steps, len(values[move])))
+            value = self._iterate(root, move, world, seat, spread.value)
+            values[move].append(value)
+            spread.add(value)
         self._spent += time.perf_counter() - started
+        return self._verdict(moves, root, values, spread.n)
+
+    def _verdict(
+        self, moves: list[int], root: _Node, values: dict[int, list[float]], spent: int
+    ) -> tuple[int, str]:
+        """The most visited move, if it beats greedy's in the same worlds by the margin."""
         best = max(moves, key=lambda m: (root.visits.get(m, 0), -moves.index(m)))
-        n = root.visits.get(best, 0)
-        mean = root.total.get(best, 0.0) / max(1, n)
-        return best, f"mcts {spread.n} iterations, {n} on this move, {mean:+.1f} VP"
+        greedy = moves[0]
+        n = min(len(values[best]), len(values[greedy]))
+        if best == greedy or n == 0:
+            return greedy, f"mcts {spent} iterations: greedy's move is best"
+        edge = (sum(values[best][:n]) - sum(values[greedy][:n])) / n
+        if edge <= self.margin:
+            return greedy, f"mcts {spent} iterations: best edge {edge:+.2f} too small, greedy's"
+        return best, f"mcts {spent} iterations, {n} paired: {edge:+.2f} VP over greedy's"
 
     def _deadline(self, started: float) -> float | None:
         if self.seconds is None:
@@ -108,11 +133,15 @@ class MctsBot:
         digest = self._rng.digest(b"mcts-world", step, iteration)
         return int.from_bytes(digest[:8], "little") >> 1
 
-    def _iterate(self, root: _Node, d: GameState, seat: int, spread: float) -> float:
-        """One walk down the tree in world `d`, a rollout, and the value backed up."""
-        path: list[tuple[_Node, int]] = []
-        node: _Node | None = root
-        ends = 0
+    def _iterate(self, root: _Node, first: int, d: GameState, seat: int, spread: float) -> float:
+        """One walk down the tree in world `d` from the root move `first`, a rollout, and
+        the value backed up."""
+        path: list[tuple[_Node, int]] = [(root, first)]
+        ends = int(first == ids.END)
+        d.apply(first)
+        node: _Node | None = (
+            None if ends or root.visits[first] == 0 else root.children.setdefault(first, _Node())
+        )
         while node is not None and not d.is_terminal():
             player = d.current_player()
             if player == CHANCE:
