@@ -252,3 +252,33 @@ def test_ladder_ensure_creates_once_and_enters_bots_once(
     with pytest.raises(CommandError, match="2 to 4 players"):
         call_command("ladder_ensure", "big", "--players", "9", stdout=out)
     assert not Ladder.objects.filter(slug="big").exists()
+
+
+def test_leaderboard_shows_uncertainty_and_marks_provisional_entries(
+    api: APIClient,
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    ladder: Ladder,
+) -> None:
+    from heights_platform.competition.settled import PROVISIONAL_GAMES
+
+    bots = [make_active_bot(make_user()) for _ in range(3)]
+    for bot in bots:
+        ladder_join(ladder=ladder, bot=bot)
+    fresh = api.get("/api/v1/ladders/duel/leaderboard/").json()
+    assert all(r["provisional"] and r["games"] == 0 for r in fresh)
+    assert all(r["uncertainty"] == pytest.approx(2 * r["sigma"]) for r in fresh)
+    _play_ladder_round(ladder, play_result)
+    played = api.get("/api/v1/ladders/duel/leaderboard/").json()
+    assert any(r["games"] for r in played)
+    for row in played:
+        assert row["provisional"] == (row["games"] < PROVISIONAL_GAMES)
+        assert row["uncertainty"] == pytest.approx(2 * row["sigma"])
+    # Settled once the games are in: set directly, the rating code is tested elsewhere.
+    ladder.entries.update(games=PROVISIONAL_GAMES)
+    from heights_platform.ladders.services import standings_changed
+
+    standings_changed(ladder_ids=[ladder.pk])
+    settled = api.get("/api/v1/ladders/duel/leaderboard/").json()
+    assert not any(r["provisional"] for r in settled)

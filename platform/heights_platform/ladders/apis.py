@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from heights_platform.bots.selectors import access_bot_for_entry_by_id
 from heights_platform.common.converters import MAX_INDEX
 from heights_platform.common.page_cache import cached_response
+from heights_platform.competition.settled import is_provisional, uncertainty
 from heights_platform.ladders import selectors, services
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
 
@@ -64,6 +65,18 @@ class LeaderboardRowOutputSerializer(serializers.Serializer[Any]):
     games = serializers.IntegerField()
     wins = serializers.FloatField(help_text="A victory shared by k counts 1/k.")
     win_rate = serializers.FloatField()
+    uncertainty = serializers.SerializerMethodField(
+        help_text="mu +- this (2 sigma) holds the skill with about 95% probability."
+    )
+    provisional = serializers.SerializerMethodField(
+        help_text="Too few games for the place to be settled (see docs/ranking.md)."
+    )
+
+    def get_uncertainty(self, entry: LadderEntry) -> float:
+        return uncertainty(entry.sigma)
+
+    def get_provisional(self, entry: LadderEntry) -> bool:
+        return is_provisional(entry.games)
 
 
 @extend_schema_serializer(component_name="RatingChange")

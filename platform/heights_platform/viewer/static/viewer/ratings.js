@@ -118,10 +118,13 @@
     const base = root.dataset.ladderUrl;
     const [ladder, board] = await Promise.all([getJson(base), getJson(`${base}leaderboard/`)]);
     $("ladder-name").textContent = `${ladder.name} (${ladder.slug}, ${ladder.players} players)`;
-    table($("leaderboard"), ["#", "bot", "owner", "Elo", "mu", "sigma", "games", "win rate"],
+    // A provisional entry (too few games to be settled) is marked, as the API says.
+    table($("leaderboard"), ["#", "bot", "owner", "Elo", "mu ± 2σ", "games", "win rate"],
       board.map((r) => [r.rank,
-        el("a", { href: `bots/${r.bot}/`, text: r.bot_name }), r.owner, r.elo.toFixed(1),
-        r.mu.toFixed(2), r.sigma.toFixed(2), r.games, `${(r.win_rate * 100).toFixed(0)}%`]));
+        el("a", { href: `bots/${r.bot}/`, text: r.bot_name }), r.owner,
+        `${r.elo.toFixed(1)}${r.provisional ? " (provisional)" : ""}`,
+        `${r.mu.toFixed(2)} ± ${r.uncertainty.toFixed(2)}`, r.games,
+        `${(r.win_rate * 100).toFixed(0)}%`]));
     const charted = board.slice(0, MAX_BOTS_CHARTED);
     const histories = await Promise.all(
       charted.map((r) => getJson(`${base}bots/${r.bot}/history/`)));
