@@ -112,3 +112,13 @@ def test_seat_seeds_are_stable_and_do_not_give_the_match_seed_away() -> None:
     for seat, own in enumerate(seeds):
         assert 7 not in {own, own >> 3, (own - seat) // 8, own - seat, own % 2**32}
     assert seat_seed(8, 0) != seeds[0] + 8
+
+
+def test_one_budget_for_every_seat_reaches_each_bot_s_own_knobs() -> None:
+    budget = {"iterations": 5, "mcts_seconds": 0.25, "mcts_iterations": 7}
+    search = make_bot("search", seed=1, **budget)
+    mcts = make_bot("mcts", seed=1, **budget)
+    assert isinstance(search, SearchBot)
+    assert search.iterations == 5
+    assert isinstance(mcts, MctsBot)
+    assert (mcts.seconds, mcts.iterations) == (0.25, 7)

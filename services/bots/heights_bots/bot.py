@@ -46,7 +46,9 @@ def _greedy(seed: int, **budget: Any) -> Bot:
 def _search(seed: int, **budget: Any) -> Bot:
     from heights_bots.search import SearchBot
 
-    return SearchBot(seed, **budget)
+    # Only its own knobs: one budget is passed to every seat of a match.
+    known = {k: v for k, v in budget.items() if k in ("iterations", "seconds", "horizon", "margin")}
+    return SearchBot(seed, **known)
 
 
 def _mcts(seed: int, **budget: Any) -> Bot:
