@@ -139,6 +139,7 @@ def test_matchmaking_never_seats_two_bots_of_one_owner(
     settings: Any,
 ) -> None:
     settings.HEIGHTS_LADDER_MATCHES_IN_FLIGHT = 10
+    settings.HEIGHTS_LADDER_DUPLICATE = False  # one match per table (duplicates: below)
     ladder = ladder_create(slug="three", name="Three", players=3)
     owners = [make_user() for _ in range(3)]
     for owner in owners:
@@ -163,7 +164,9 @@ def test_matchmaking_respects_the_in_flight_cap(
     make_active_bot: Callable[..., Bot],
     play_result: Callable[..., MatchResult],
     ladder: Ladder,
+    settings: Any,
 ) -> None:
+    settings.HEIGHTS_LADDER_DUPLICATE = False  # one match per table (duplicates: below)
     for _ in range(8):
         ladder_join(ladder=ladder, bot=make_active_bot(make_user()))
     assert ladders_matchmake() == 2  # the default cap: 2 queued or running per ladder
@@ -282,3 +285,39 @@ def test_leaderboard_shows_uncertainty_and_marks_provisional_entries(
     standings_changed(ladder_ids=[ladder.pk])
     settled = api.get("/api/v1/ladders/duel/leaderboard/").json()
     assert not any(r["provisional"] for r in settled)
+
+
+def test_duplicate_ladder_tables_play_every_rotation_on_one_secret_seed(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    settings: Any,
+) -> None:
+    settings.HEIGHTS_LADDER_MATCHES_IN_FLIGHT = 6
+    assert settings.HEIGHTS_LADDER_DUPLICATE  # the default (docs/ranking.md says why)
+    ladder = ladder_create(slug="trio", name="Trio", players=3)
+    for _ in range(6):
+        ladder_join(ladder=ladder, bot=make_active_bot(make_user()))
+    matches = ladder_matchmake(ladder=ladder)
+    assert len(matches) == 6  # two tables of three, three rotations each
+    groups: dict[Any, list[Match]] = {}
+    for match in matches:
+        groups.setdefault(match.duplicate_group, []).append(match)
+    assert len(groups) == 2
+    assert None not in groups
+    for group in groups.values():
+        assert len({m.seed for m in group}) == 1
+        orders = [
+            tuple(
+                MatchSeat.objects.filter(match=m)
+                .order_by("seat")
+                .values_list("bot_version__bot_id", flat=True)
+            )
+            for m in group
+        ]
+        assert sorted(orders) == sorted(orders[0][i:] + orders[0][:i] for i in range(3))
+    assert len({m.seed for m in matches}) == 2  # each table its own secret draw
+    for match in matches:
+        match_result_record(result=play_result(match))
+    entries = LadderEntry.objects.filter(ladder=ladder)
+    assert all(e.games == 3 and e.seat_counts == [1, 1, 1] for e in entries)
