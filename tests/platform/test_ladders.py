@@ -107,7 +107,7 @@ def test_leaderboard_and_history(
         ladder_join(ladder=ladder, bot=bot)
     for _ in range(3):
         _play_ladder_round(ladder, play_result)
-    rows = api.get("/api/v1/ladders/duel/leaderboard/").json()
+    rows = api.get("/api/v1/ladders/duel/leaderboard/?order=elo").json()
     assert [r["rank"] for r in rows] == [1, 2, 3]
     assert [r["elo"] for r in rows] == sorted((r["elo"] for r in rows), reverse=True)
     for row in rows:
@@ -118,7 +118,8 @@ def test_leaderboard_and_history(
     by_conservative = api.get("/api/v1/ladders/duel/leaderboard/?order=conservative").json()
     values = [r["conservative"] for r in by_conservative]
     assert values == sorted(values, reverse=True)
-    assert api.get("/api/v1/ladders/duel/leaderboard/?limit=1").json()[0] == rows[0]
+    assert api.get("/api/v1/ladders/duel/leaderboard/").json() == by_conservative  # default
+    assert api.get("/api/v1/ladders/duel/leaderboard/?limit=1").json()[0] == by_conservative[0]
     assert api.get("/api/v1/ladders/duel/leaderboard/?order=x").json()["code"] == "invalid"
 
     top = rows[0]["bot"]
@@ -139,7 +140,6 @@ def test_matchmaking_never_seats_two_bots_of_one_owner(
     settings: Any,
 ) -> None:
     settings.HEIGHTS_LADDER_MATCHES_IN_FLIGHT = 10
-    settings.HEIGHTS_LADDER_DUPLICATE = False  # one match per table (duplicates: below)
     ladder = ladder_create(slug="three", name="Three", players=3)
     owners = [make_user() for _ in range(3)]
     for owner in owners:
@@ -164,9 +164,7 @@ def test_matchmaking_respects_the_in_flight_cap(
     make_active_bot: Callable[..., Bot],
     play_result: Callable[..., MatchResult],
     ladder: Ladder,
-    settings: Any,
 ) -> None:
-    settings.HEIGHTS_LADDER_DUPLICATE = False  # one match per table (duplicates: below)
     for _ in range(8):
         ladder_join(ladder=ladder, bot=make_active_bot(make_user()))
     assert ladders_matchmake() == 2  # the default cap: 2 queued or running per ladder
@@ -294,7 +292,7 @@ def test_duplicate_ladder_tables_play_every_rotation_on_one_secret_seed(
     settings: Any,
 ) -> None:
     settings.HEIGHTS_LADDER_MATCHES_IN_FLIGHT = 6
-    assert settings.HEIGHTS_LADDER_DUPLICATE  # the default (docs/ranking.md says why)
+    settings.HEIGHTS_LADDER_DUPLICATE = True  # off by default (docs/ranking.md says why)
     ladder = ladder_create(slug="trio", name="Trio", players=3)
     for _ in range(6):
         ladder_join(ladder=ladder, bot=make_active_bot(make_user()))

@@ -243,10 +243,6 @@ def test_no_seat_can_recover_its_match_seed(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from django.conf import settings
-
-    # One ladder match here (a duplicate group would be two on one seed).
-    monkeypatch.setattr(settings, "HEIGHTS_LADDER_DUPLICATE", False)
     owner = make_user("spymaster")
     spy, greedy = _spy(owner), builtin_versions["greedy"].bot
     played = _Played(tmp_path, monkeypatch)

@@ -150,7 +150,11 @@ class LadderDetailApi(GenericAPIView[Ladder]):
 
 
 class LadderLeaderboardApi(GenericAPIView[LadderEntry]):
-    """The ladder's bots ranked by Elo (default) or by the conservative mu - 3 sigma."""
+    """The ladder's bots ranked by the conservative mu - 3 sigma (default) or by Elo.
+
+    The default is what the ladder simulator ranks best (docs/ranking.md): with the
+    ladder's matchmaking, Elo's order settles far later and stays noisier.
+    """
 
     serializer_class = LeaderboardRowOutputSerializer
     pagination_class = None
@@ -158,7 +162,7 @@ class LadderLeaderboardApi(GenericAPIView[LadderEntry]):
 
     @extend_schema_serializer(component_name="LeaderboardFilter")
     class FilterSerializer(serializers.Serializer[Any]):
-        order = serializers.ChoiceField(choices=["elo", "conservative"], default="elo")
+        order = serializers.ChoiceField(choices=["conservative", "elo"], default="conservative")
         limit = serializers.IntegerField(min_value=1, max_value=MAX_LEADERBOARD, default=100)
         offset = serializers.IntegerField(min_value=0, max_value=MAX_INDEX, default=0)
 

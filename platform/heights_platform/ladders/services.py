@@ -423,15 +423,15 @@ def _in_flight_limit() -> int:
 def _duplicate() -> bool:
     from django.conf import settings
 
-    return bool(getattr(settings, "HEIGHTS_LADDER_DUPLICATE", True))
+    return bool(getattr(settings, "HEIGHTS_LADDER_DUPLICATE", False))
 
 
 def ladder_matchmake(*, ladder: Ladder, limit: int | None = None) -> list[Match]:
     """Create ladder matches up to the in-flight cap (see `ladders.matchmaking`).
 
-    With duplicate on (the default), a table is a group of matches, one per rotation of
-    its seats, on one secret seed: each bot meets the same map, markets and dice in every
-    seat, so the group measures skill with most of the luck taken out. A group may pass
+    With duplicate on (off by default: docs/ranking.md), a table is a group of matches,
+    one per rotation of its seats, on one secret seed: each bot meets the same map,
+    markets and dice in every seat, so the group takes most of the luck out. A group may pass
     the cap by up to its size less one, so that a ladder with a cap below the table size
     still plays.
     """
