@@ -3,6 +3,7 @@ platform's real matchmaking, rating and pairing code on real games, and report."
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -74,3 +75,15 @@ def test_tournament_sim_reports_each_format(capsys: pytest.CaptureFixture[str]) 
     for row in report["rows"]:
         assert 0.0 <= row["strongest_wins"] <= 1.0
         assert row["games_per_bot"] > 0
+
+
+def test_the_measured_order_is_kept_as_data_for_every_neighbouring_kind() -> None:
+    from heights_cli.ranking_population import STRENGTH, measured_order
+
+    data = measured_order()
+    assert data["strength"] == list(STRENGTH)
+    measured = {(p["weaker"], p["stronger"]) for p in data["pairs"]}
+    assert set(itertools.pairwise(STRENGTH[:5])) <= measured  # the cheap kinds, all certain
+    for pair in data["pairs"]:
+        low, high = pair["ci95"]
+        assert low <= pair.get("paired_win_share", pair["win_share"]) <= high

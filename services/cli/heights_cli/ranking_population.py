@@ -118,7 +118,8 @@ def measure_pair(
         "games": 2 * pairs,
         "win_share": round(mean, 4),
         "ci95": [round(mean - 1.96 * error, 4), round(mean + 1.96 * error, 4)],
-        "p_not_stronger": float(f"{0.5 * math.erfc(z / math.sqrt(2)):.3g}"),
+        # The normal tail means little far out: floored at 1e-12.
+        "p_not_stronger": float(f"{max(1e-12, 0.5 * math.erfc(z / math.sqrt(2))):.3g}"),
     }
 
 
