@@ -37,8 +37,8 @@ STRENGTH: tuple[str, ...] = (
 )
 # Cheap enough to play thousands of games live in a few minutes on one core.
 CHEAP_KINDS: tuple[str, ...] = STRENGTH[:5]
-# A search bot's budget in the simulator (the runner's default is 24 iterations).
-SEARCH_BUDGET: dict[str, Any] = {"iterations": 24, "mcts_seconds": 0.4}
+# The searching bots' budgets in the simulator: the defaults (search 24, mcts 0.5 s).
+SEARCH_BUDGET: dict[str, Any] = {"iterations": 24, "mcts_seconds": 0.5}
 
 
 def strength(kind: str) -> int:
