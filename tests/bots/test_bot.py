@@ -6,6 +6,8 @@ import pytest
 
 from heights_bots import BOT_NAMES, Bot, make_bot, seat_seed
 from heights_bots.greedy import GreedyBot
+from heights_bots.mcts import MctsBot
+from heights_bots.noisy_greedy import NoisyGreedyBot
 from heights_bots.random_bot import RandomBot
 from heights_bots.search import SearchBot
 from heights_rules.game import new_game
@@ -13,9 +15,25 @@ from heights_rules.options import GameConfig
 
 
 def test_registry_builds_every_named_bot() -> None:
-    assert BOT_NAMES == ("random", "greedy", "search")
+    assert BOT_NAMES == (
+        "random",
+        "noisy-greedy-50",
+        "noisy-greedy-25",
+        "noisy-greedy-10",
+        "greedy",
+        "search",
+        "mcts",
+    )
     kinds = {name: type(make_bot(name, seed=1)) for name in BOT_NAMES}
-    assert kinds == {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
+    assert kinds == {
+        "random": RandomBot,
+        "noisy-greedy-50": NoisyGreedyBot,
+        "noisy-greedy-25": NoisyGreedyBot,
+        "noisy-greedy-10": NoisyGreedyBot,
+        "greedy": GreedyBot,
+        "search": SearchBot,
+        "mcts": MctsBot,
+    }
 
 
 @pytest.mark.parametrize("name", BOT_NAMES)
@@ -94,3 +112,13 @@ def test_seat_seeds_are_stable_and_do_not_give_the_match_seed_away() -> None:
     for seat, own in enumerate(seeds):
         assert 7 not in {own, own >> 3, (own - seat) // 8, own - seat, own % 2**32}
     assert seat_seed(8, 0) != seeds[0] + 8
+
+
+def test_one_budget_for_every_seat_reaches_each_bot_s_own_knobs() -> None:
+    budget = {"iterations": 5, "mcts_seconds": 0.25, "mcts_iterations": 7}
+    search = make_bot("search", seed=1, **budget)
+    mcts = make_bot("mcts", seed=1, **budget)
+    assert isinstance(search, SearchBot)
+    assert search.iterations == 5
+    assert isinstance(mcts, MctsBot)
+    assert (mcts.seconds, mcts.iterations) == (0.25, 7)

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
+from heights_bots import BOT_NAMES
 from heights_platform.accounts.services import api_token_issue
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.bots.services import (
@@ -176,11 +177,11 @@ def test_owner_edits_the_description(
 def test_builtin_bots_ensure_is_idempotent() -> None:
     first = builtin_bots_ensure()
     second = builtin_bots_ensure()
-    assert set(first) == {"random", "greedy", "search"}
+    assert set(first) == set(BOT_NAMES)  # every built-in of the bots package
     assert {n: v.pk for n, v in first.items()} == {n: v.pk for n, v in second.items()}
     arena = User.objects.get(username=ARENA_USERNAME)
     assert not arena.has_usable_password()
-    assert Bot.objects.filter(owner=arena).count() == 3
+    assert Bot.objects.filter(owner=arena).count() == len(BOT_NAMES)
     for name, version in first.items():
         assert version.kind == BotVersion.Kind.BUILTIN
         assert version.status == BotVersion.Status.ACTIVE
@@ -188,13 +189,13 @@ def test_builtin_bots_ensure_is_idempotent() -> None:
         assert bytes(version.content) == b""
         assert version.sha256 == hashlib.sha256(name.encode()).hexdigest()
         assert version.bot.active_version_id == version.pk
-    assert BotVersion.objects.count() == 3
+    assert BotVersion.objects.count() == len(BOT_NAMES)
 
 
 def test_builtin_bots_are_public_without_source(api: APIClient) -> None:
     random = builtin_bots_ensure()["random"]
     response = api.get("/api/v1/bots/", {"owner": "arena", "ordering": "name"})
-    assert [b["name"] for b in response.json()["results"]] == ["greedy", "random", "search"]
+    assert [b["name"] for b in response.json()["results"]] == sorted(BOT_NAMES)
     source = api.get(f"/api/v1/bots/{random.bot_id}/versions/1/source/")
     assert source.status_code == 404
 
@@ -337,7 +338,7 @@ def test_an_older_version_passing_late_does_not_replace_a_newer_one(
 def test_builtin_bots_command(capsys: pytest.CaptureFixture[str]) -> None:
     call_command("builtin_bots_ensure")
     call_command("builtin_bots_ensure")
-    assert BotVersion.objects.filter(kind=BotVersion.Kind.BUILTIN).count() == 3
+    assert BotVersion.objects.filter(kind=BotVersion.Kind.BUILTIN).count() == len(BOT_NAMES)
     assert "random: arena/random v1 (active)" in capsys.readouterr().out
 
 

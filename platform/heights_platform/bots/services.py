@@ -27,6 +27,10 @@ _BUILTIN_DESCRIPTIONS = {
     "random": "Plays a uniformly random legal action. The qualification opponent.",
     "greedy": "Plays the action with the best one-step evaluation.",
     "search": "Searches a few plies ahead with the greedy evaluation.",
+    "noisy-greedy-50": "Greedy, but half of its choices are random legal actions.",
+    "noisy-greedy-25": "Greedy, but a quarter of its choices are random legal actions.",
+    "noisy-greedy-10": "Greedy, but a tenth of its choices are random legal actions.",
+    "mcts": "Information-set Monte Carlo tree search with greedy rollouts; the strongest.",
 }
 
 

@@ -66,6 +66,18 @@ class LeaderboardRowOutputSerializer(serializers.Serializer[Any]):
     games = serializers.IntegerField()
     wins = serializers.FloatField(help_text="A victory shared by k counts 1/k.")
     win_rate = serializers.FloatField()
+    uncertainty = serializers.SerializerMethodField(
+        help_text="mu +- this (2 sigma) holds the skill with about 95% probability."
+    )
+    provisional = serializers.SerializerMethodField(
+        help_text="Too few games for the place to be settled (see docs/ranking.md)."
+    )
+
+    def get_uncertainty(self, entry: LadderEntry) -> float:
+        return entry.uncertainty
+
+    def get_provisional(self, entry: LadderEntry) -> bool:
+        return entry.provisional
 
 
 @extend_schema_serializer(component_name="RatingChange")
@@ -137,7 +149,11 @@ class LadderDetailApi(GenericAPIView[Ladder]):
 
 
 class LadderLeaderboardApi(GenericAPIView[LadderEntry]):
-    """The ladder's bots ranked by Elo (default) or by the conservative mu - 3 sigma."""
+    """The ladder's bots ranked by the conservative mu - 3 sigma (default) or by Elo.
+
+    The default is what the ladder simulator ranks best (docs/ranking.md): with the
+    ladder's matchmaking, Elo's order settles far later and stays noisier.
+    """
 
     serializer_class = LeaderboardRowOutputSerializer
     pagination_class = None
@@ -145,7 +161,7 @@ class LadderLeaderboardApi(GenericAPIView[LadderEntry]):
 
     @extend_schema_serializer(component_name="LeaderboardFilter")
     class FilterSerializer(serializers.Serializer[Any]):
-        order = serializers.ChoiceField(choices=["elo", "conservative"], default="elo")
+        order = serializers.ChoiceField(choices=["conservative", "elo"], default="conservative")
         limit = serializers.IntegerField(min_value=1, max_value=MAX_LEADERBOARD, default=100)
         offset = serializers.IntegerField(min_value=0, max_value=MAX_INDEX, default=0)
 

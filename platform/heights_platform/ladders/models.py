@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.db import models
 
 from heights_platform.common.catalogues import catalogue_column
+from heights_platform.competition import settled
 
 
 class Ladder(models.Model):
@@ -46,6 +47,16 @@ class LadderEntry(models.Model):
             models.Index(fields=["ladder", "-elo"]),
             models.Index(fields=["ladder", "-mu"]),
         ]
+
+    @property
+    def uncertainty(self) -> float:
+        """mu +- this holds the skill with about 95% probability (competition.settled)."""
+        return settled.uncertainty(self.sigma)
+
+    @property
+    def provisional(self) -> bool:
+        """Too few rated games for the place to mean much yet (competition.settled)."""
+        return settled.is_provisional(self.games)
 
 
 class RatingChange(models.Model):

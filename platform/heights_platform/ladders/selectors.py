@@ -29,7 +29,9 @@ def access_ladder_by_slug(*, slug: str) -> Ladder:
     return ladder
 
 
-def ladder_leaderboard(*, ladder: Ladder, order: LeaderboardOrder = "elo") -> QuerySet[LadderEntry]:
+def ladder_leaderboard(
+    *, ladder: Ladder, order: LeaderboardOrder = "conservative"
+) -> QuerySet[LadderEntry]:
     """Entries with `conservative` (mu - 3 sigma), `win_rate` and `position` (1 = top)."""
     key = "-elo" if order == "elo" else "-conservative"
     ordering = [F(key[1:]).desc(), F("games").desc(), F("pk").asc()]

@@ -22,11 +22,13 @@ runner already; ranks are taken as recorded.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from itertools import groupby
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils import timezone
@@ -34,6 +36,7 @@ from django.utils import timezone
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.common.errors import ApiError
 from heights_platform.competition.elo import elo_update
+from heights_platform.competition.pairing import rotations
 from heights_platform.competition.plackett_luce import DEFAULT_MU, DEFAULT_SIGMA, Rating, pl_update
 from heights_platform.ladders import matchmaking
 from heights_platform.ladders.models import Ladder, LadderEntry, RatingChange
@@ -417,8 +420,19 @@ def _in_flight_limit() -> int:
     return int(getattr(settings, "HEIGHTS_LADDER_MATCHES_IN_FLIGHT", DEFAULT_IN_FLIGHT))
 
 
+def _duplicate() -> bool:
+    return bool(getattr(settings, "HEIGHTS_LADDER_DUPLICATE", False))
+
+
 def ladder_matchmake(*, ladder: Ladder, limit: int | None = None) -> list[Match]:
-    """Create ladder matches up to the in-flight cap (see `ladders.matchmaking`)."""
+    """Create ladder matches up to the in-flight cap (see `ladders.matchmaking`).
+
+    With duplicate on (off by default: docs/ranking.md), a table is a group of matches,
+    one per rotation of its seats, on one secret seed: each bot meets the same map,
+    markets and dice in every seat, so the group takes most of the luck out. A group may pass
+    the cap by up to its size less one, so that a ladder with a cap below the table size
+    still plays.
+    """
     cap = _in_flight_limit() if limit is None else limit
     with transaction.atomic():
         # One matchmaker per ladder at a time: overlapping beat ticks must not double up.
@@ -441,26 +455,40 @@ def ladder_matchmake(*, ladder: Ladder, limit: int | None = None) -> list[Match]
             ).select_related("bot__active_version")
             if e.bot_id not in busy_bots
         ]
+        group = locked.players if _duplicate() else 1
         games = matchmaking.games_pick(
             candidates=[matchmaking.candidate(e) for e in entries],
             players=locked.players,
-            games=slots,
+            games=max(1, slots // group),
             # Ties between equally urgent bots: a fresh order each tick, reproducible from
             # the ladder and the number of its matches.
             seed=locked.pk * 1_000_003 + Match.objects.filter(ladder=locked).count(),
         )
         versions = {e.pk: e.bot.active_version for e in entries}
-        return [
-            match_create(
-                kind=Match.Kind.LADDER,
-                seats=_versions(versions, game),
-                players=locked.players,
-                options=locked.options,
-                catalogue=locked.catalogue,
-                ladder=locked,
-            )
-            for game in games
-        ]
+        return [m for game in games for m in _table_create(locked, _versions(versions, game))]
+
+
+def _table_create(ladder: Ladder, seats: list[BotVersion]) -> list[Match]:
+    """One table's matches: one, or with duplicate every rotation on one secret seed."""
+    from heights_platform.matches.services import seed_draw
+
+    if not _duplicate():
+        tables, seed, group = [tuple(seats)], None, None
+    else:
+        tables, seed, group = rotations(seats), seed_draw(), uuid.uuid4()
+    return [
+        match_create(
+            kind=Match.Kind.LADDER,
+            seats=list(table),
+            players=ladder.players,
+            options=ladder.options,
+            catalogue=ladder.catalogue,
+            ladder=ladder,
+            seed=seed,
+            duplicate_group=group,
+        )
+        for table in tables
+    ]
 
 
 def _versions(versions: dict[int, BotVersion | None], game: Sequence[int]) -> list[BotVersion]:

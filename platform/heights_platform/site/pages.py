@@ -51,7 +51,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @page_view
 def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     params = query_read(
-        request.GET, {"page": PAGE, "order": Choice(("elo", "conservative"), "elo")}
+        request.GET, {"page": PAGE, "order": Choice(("elo", "conservative"), "conservative")}
     )
     ladder = ladders.access_ladder_by_slug(slug=slug)
     order: ladders.LeaderboardOrder = "conservative" if params["order"] == "conservative" else "elo"

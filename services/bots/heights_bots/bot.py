@@ -45,7 +45,30 @@ def _greedy(seed: int, **budget: Any) -> Bot:
 def _search(seed: int, **budget: Any) -> Bot:
     from heights_bots.search import SearchBot
 
-    return SearchBot(seed, **budget)
+    # Only its own knobs: one budget is passed to every seat of a match.
+    known = {k: v for k, v in budget.items() if k in ("iterations", "seconds", "horizon", "margin")}
+    return SearchBot(seed, **known)
+
+
+def _mcts(seed: int, **budget: Any) -> Bot:
+    from heights_bots.mcts import MctsBot
+
+    # `iterations` is the search bot's budget too; mcts reads only its own knobs.
+    known = {k: v for k, v in budget.items() if k in ("mcts_seconds", "mcts_iterations")}
+    return MctsBot(
+        seed,
+        seconds=known.get("mcts_seconds", 0.5),
+        iterations=known.get("mcts_iterations", 5000),
+    )
+
+
+def _noisy(name: str) -> Callable[..., Bot]:
+    def factory(seed: int, **budget: Any) -> Bot:
+        from heights_bots.noisy_greedy import NOISY_EPSILONS, NoisyGreedyBot
+
+        return NoisyGreedyBot(seed, NOISY_EPSILONS[name], name)
+
+    return factory
 
 
 def seat_seed(seed: int, seat: int) -> int:
@@ -60,19 +83,26 @@ def seat_seed(seed: int, seat: int) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
+# Weakest to strongest by construction (measured: docs/ranking.md). The noisy names
+# are `heights_bots.noisy_greedy.NOISY_EPSILONS`, spelled here to keep this import light.
 _REGISTRY: dict[str, Callable[..., Bot]] = {
     "random": _random,
+    "noisy-greedy-50": _noisy("noisy-greedy-50"),
+    "noisy-greedy-25": _noisy("noisy-greedy-25"),
+    "noisy-greedy-10": _noisy("noisy-greedy-10"),
     "greedy": _greedy,
     "search": _search,
+    "mcts": _mcts,
 }
 BOT_NAMES: tuple[str, ...] = tuple(_REGISTRY)
 
 
 def make_bot(name: str, seed: int, **budget: Any) -> Bot:
-    """A built-in bot by name (`random`, `greedy` or `search`).
+    """A built-in bot by name (one of `BOT_NAMES`).
 
-    `budget` is read by bots that search (`iterations=`, `seconds=`; see `SearchBot`)
-    and ignored by the others, so one budget can be passed to every seat of a match.
+    `budget` is read by bots that search (`iterations=`, `seconds=` for `SearchBot`;
+    `mcts_seconds=`, `mcts_iterations=` for `MctsBot`) and ignored by the others, so one
+    budget can be passed to every seat of a match.
     """
     try:
         factory = _REGISTRY[name]

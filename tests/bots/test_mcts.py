@@ -1,0 +1,55 @@
+"""The mcts bot: legal, deterministic on an iteration budget, blind to hidden information."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from heights_bots.mcts import MctsBot
+from heights_rules.observation import determinize, from_infoset, infoset
+from heights_rules.options import GameConfig
+from heights_rules.state import GameState
+
+Positions = Callable[[GameConfig, int, int], Iterator[GameState]]
+
+
+def _bot() -> MctsBot:
+    return MctsBot(seed=6, seconds=None, iterations=12, horizon=1)
+
+
+def test_mcts_ignores_hidden_information(positions: Positions) -> None:
+    # The same decision in the true state and in worlds whose hidden parts (draw-pile
+    # order, other seats' Targets, the seed of future dice) were drawn afresh.
+    checked = 0
+    for state in positions(GameConfig(players=3), 43, 29):
+        seat = state.current_player()
+        expected = _bot().act(state, seat)
+        known = from_infoset(infoset(state, seat))
+        for key in (5, 2**41 + 3):
+            assert _bot().act(determinize(known, seat, key), seat) == expected
+        checked += 1
+    assert checked > 10
+
+
+def test_mcts_moves_are_legal_and_notes_say_what_it_did(positions: Positions) -> None:
+    searched = 0
+    for state in positions(GameConfig(players=2), 44, 17):
+        seat = state.current_player()
+        action, note = _bot().act_with_note(state, seat)
+        assert action in state.legal_actions()
+        searched += note.startswith("mcts 12 iterations")
+    assert searched > 3
+
+
+def test_a_time_budget_still_returns_a_legal_move(positions: Positions) -> None:
+    state = next(s for s in positions(GameConfig(players=2), 45, 40) if s.round > 1)
+    bot = MctsBot(seed=1, seconds=0.01)
+    assert bot.act(state, state.current_player()) in state.legal_actions()
+
+
+def test_bad_budgets_are_refused() -> None:
+    with pytest.raises(ValueError, match="iterations and horizon must be at least 1"):
+        MctsBot(seed=1, iterations=0)
+    with pytest.raises(ValueError, match="seconds must be positive or None, got 0"):
+        MctsBot(seed=1, seconds=0)
