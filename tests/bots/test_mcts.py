@@ -7,9 +7,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from heights_bots.mcts import MctsBot
-from heights_rules.observation import determinize, from_infoset, infoset
+from heights_rules import GameState, determinize, from_infoset, infoset
 from heights_rules.options import GameConfig
-from heights_rules.state import GameState
 
 Positions = Callable[[GameConfig, int, int], Iterator[GameState]]
 

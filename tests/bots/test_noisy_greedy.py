@@ -8,8 +8,8 @@ import pytest
 
 from heights_bots import NOISY_EPSILONS, NoisyGreedyBot, make_bot
 from heights_bots.greedy import greedy_action
+from heights_rules import GameState
 from heights_rules.options import GameConfig
-from heights_rules.state import GameState
 
 Positions = Callable[[GameConfig, int, int], Iterator[GameState]]
 

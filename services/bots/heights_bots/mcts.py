@@ -1,7 +1,7 @@
 """The mcts bot: information-set Monte Carlo tree search within a wall-clock budget.
 
 Each iteration samples one world consistent with what the seat knows (draw-pile order,
-other seats' Targets, future dice: `heights_rules.observation.determinize` of the
+other seats' Targets, future dice: `heights_rules.determinize` of the
 seat's information set) and walks a tree over the seat's own decisions of the current
 turn (single-observer ISMCTS: one tree shared by every sampled world; chance steps and
 forced moves are stepped through, since each world fixes its own dice). A node's
@@ -29,9 +29,7 @@ from heights_bots import action_ids as ids
 from heights_bots.candidates import candidates
 from heights_bots.evaluation import evaluate_for
 from heights_bots.greedy import greedy_action
-from heights_rules.observation import determinize, from_infoset, infoset
-from heights_rules.rng import KeyedRng
-from heights_rules.state import CHANCE, GameState
+from heights_rules import CHANCE, GameState, KeyedRng, determinize, from_infoset, infoset
 
 MAX_ROLLOUT_STEPS = 20_000  # a safety bound; a turn takes a few dozen steps
 # Exploration constant in units of the spread of the values seen so far (VP margins).

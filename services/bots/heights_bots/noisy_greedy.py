@@ -7,8 +7,7 @@ ladder of them has a strength order known by construction (`heights ladder-sim`)
 from __future__ import annotations
 
 from heights_bots.greedy import GreedyBot
-from heights_rules.rng import KeyedRng
-from heights_rules.state import GameState
+from heights_rules import GameState, KeyedRng
 
 # The built-in variants, by name: epsilon in percent, so a name holds no dot.
 NOISY_EPSILONS: dict[str, float] = {

@@ -23,8 +23,7 @@ from importlib import resources
 from typing import Any
 
 from heights_bots import make_bot, play_game, seat_seed
-from heights_rules.final import outcome
-from heights_rules.options import GameConfig
+from heights_rules import GameConfig, outcome
 
 STRENGTH: tuple[str, ...] = (
     "random",

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, get_args
 
 from heights_bots import BOT_NAMES
-from heights_bots.bot import BOT_NAMES
 from heights_rules import DEFAULT_CATALOGUE
 
 # How a process reaches the runner's broker (Redis, the embedded file broker or memory):
