@@ -22,7 +22,7 @@ from heights_rules.errors import (
     ReplayError,
 )
 from heights_rules.final import Outcome, outcome
-from heights_rules.options import EndTrigger, GameConfig, RuleOptions, StartSpacing
+from heights_rules.options import RULES_REVISION, EndTrigger, GameConfig, RuleOptions, StartSpacing
 from heights_rules.outcome import (
     MAYOR_SEAT,
     final_ranks,
@@ -41,6 +41,7 @@ __all__ = [
     "ENGINE_VERSION",
     "MAYOR_SEAT",
     "NUM_ACTIONS",
+    "RULES_REVISION",
     "TERMINAL",
     "Action",
     "ActionError",

@@ -19,6 +19,8 @@ from heights_rules.components import BuildingType, Cube, Meeple
 from heights_rules.errors import CatalogueError
 
 DEFAULT_CATALOGUE = "reconstructed-v1"
+# What a configuration that names no catalogue was played with: every such record predates v2.
+LEGACY_CATALOGUE = "reconstructed-v1"
 BOARD_ROWS = 4
 BOARD_COLS = 5
 GRID_ROWS = 2
