@@ -17,7 +17,8 @@ import pytest
 from heights_rules import IllegalActionError, new_game, outcome, verify
 from heights_rules.replay import Replay
 
-REPLAYS = sorted((Path(__file__).parent / "replays").glob("*.rhr"))
+REPLAY_DIR = Path(__file__).parent / "replays"
+REPLAYS = sorted(REPLAY_DIR.glob("*.rhr"))
 
 
 def test_the_recorded_replays_are_there() -> None:
@@ -43,14 +44,13 @@ def _totals_under(replay: Replay, revision: int) -> tuple[int, ...]:
 
 
 def test_ad10_recorded_game_scores_differently_under_revision_2() -> None:
-    replay = Replay.from_bytes((Path(__file__).parent / "replays/v1-2p-ad10-seed102.rhr").read_bytes())
+    replay = Replay.from_bytes((REPLAY_DIR / "v1-2p-ad10-seed102.rhr").read_bytes())
     assert _totals_under(replay, 1) == (60, 60)
     assert _totals_under(replay, 2) == (60, 61)
 
 
 def test_wild_limit_recorded_game_cannot_be_replayed_under_revision_2() -> None:
-    path = Path(__file__).parent / "replays/v1-solo-wildlimit-seed1.rhr"
-    replay = Replay.from_bytes(path.read_bytes())
+    replay = Replay.from_bytes((REPLAY_DIR / "v1-solo-wildlimit-seed1.rhr").read_bytes())
     assert replay.config.options.wild_supply_limit == 3
     with pytest.raises(IllegalActionError):
         _totals_under(replay, 2)
