@@ -100,7 +100,11 @@ def _records(args: argparse.Namespace) -> list[GameRecord]:
     options = parse_rule_options(args.option)
     players = 1 if args.solo else args.players
     names = _bot_names(args.bots, players)
-    levels = (list(DIFFICULTIES) if args.difficulty == "all" else [args.difficulty]) if args.solo else [""]
+    levels = (
+        (list(DIFFICULTIES) if args.difficulty == "all" else [args.difficulty])
+        if args.solo
+        else [""]
+    )
     budget = {"iterations": args.search_iterations, "horizon": args.search_horizon}
     plan = [(level, g) for level in levels for g in range(args.games)]
     configs = {level: _config(args, players, options, level) for level in levels}
@@ -126,9 +130,7 @@ def _records(args: argparse.Namespace) -> list[GameRecord]:
 def _config(args: argparse.Namespace, players: int, options: RuleOptions, level: str) -> GameConfig:
     if level:
         options = RuleOptions.from_dict(options.to_dict() | DIFFICULTIES[level])
-    return GameConfig(
-        players=players, solo=args.solo, options=options, catalogue_id=args.catalogue
-    )
+    return GameConfig(players=players, solo=args.solo, options=options, catalogue_id=args.catalogue)
 
 
 def _bot_names(text: str, seats: int) -> list[str]:
