@@ -140,9 +140,15 @@ def _buy(s: GameState, p: int, legal: list[int], need: list[int], *, thin: bool)
     if not ranked:
         return None
     best, value = max(ranked, key=lambda va: va[1])
-    if value < BUY_MIN_VP:
+    if value < BUY_MIN_VP and _has_open_plan(s, p):
         return None
+    # Without an open plan a seat can score only by abilities, and when every seat is
+    # there the game stalls short of its end (v1, 2 players, seed 32): buy anyway.
     return best, "buy the best plan it can spare funds for"
+
+
+def _has_open_plan(s: GameState, p: int) -> bool:
+    return any(not s.complete[t] for t in s.owned[p])
 
 
 def rank_buys(
