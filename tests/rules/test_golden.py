@@ -47,6 +47,10 @@ CASES: dict[str, tuple[GameConfig, int]] = {
     "3p-seed2": (GameConfig(players=3, **V1), 2),
     "4p-seed3": (GameConfig(players=4, **V1), 3),
     "solo-seed4": (GameConfig.solo_game(**V1), 4),
+    "v2-2p-seed1": (GameConfig(players=2), 1),
+    "v2-3p-seed2": (GameConfig(players=3), 2),
+    "v2-4p-seed3": (GameConfig(players=4), 3),
+    "v2-solo-seed4": (GameConfig.solo_game(), 4),
 }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from heights_rules.components import BuildingType, Cube, Meeple
 from heights_rules.errors import CatalogueError
 
-DEFAULT_CATALOGUE = "reconstructed-v1"
+DEFAULT_CATALOGUE = "reconstructed-v2"
 # What a configuration that names no catalogue was played with: every such record predates v2.
 LEGACY_CATALOGUE = "reconstructed-v1"
 BOARD_ROWS = 4
@@ -40,6 +40,7 @@ DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 # other bytes, an edited file included, are validated in full.
 SCHEMA_CHECKED: dict[str, str] = {
     "reconstructed-v1": "219a5b4ee75a29b949813c1aa186fc87ceb447061d4a4cb00b98b58a7287f681",
+    "reconstructed-v2": "392c360a78505eeefbc351e0d0975cc188abdcf29ff43ae3fd92f7c232bd286f",
 }
 
 
