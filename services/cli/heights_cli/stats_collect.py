@@ -279,7 +279,8 @@ def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _skill_goal(report: dict[str, Any], goal: Any) -> None:
     bots = report["bots"]
-    if report["players"] != 2 or len(bots) != 2:
+    # Only a head-to-head series judges skill: each bot in every game, so equal seats.
+    if report["players"] != 2 or len(bots) != 2 or len({b["seats"] for b in bots.values()}) != 1:
         return
     for strong, weak, need in (("greedy", "random", 0.95), ("search", "greedy", 0.70)):
         if set(bots) == {strong, weak}:
