@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from heights_rules import Action, Bucket, GameConfig, GameState, Meeple, RuleOptions, new_game
+from heights_rules import (
+    RULES_REVISION,
+    Action,
+    Bucket,
+    GameConfig,
+    GameState,
+    Meeple,
+    RuleOptions,
+    new_game,
+)
 from heights_rules.catalogue import load_catalogue
 from heights_rules.components import MEEPLES, N_BUCKETS
 from heights_rules.frames import F, frame
@@ -16,12 +25,20 @@ from heights_rules.geometry import parse_space
 from heights_rules.market import put_on_map, slide_and_refill
 from heights_rules.state import Phase
 
-CATALOGUE = load_catalogue()
+# The scenarios count points by hand from this catalogue's values; the rules they check
+# do not depend on which catalogue is loaded.
+SCENARIO_CATALOGUE = "reconstructed-v1"
+CATALOGUE = load_catalogue(SCENARIO_CATALOGUE)
 SEED = 11
 
 
 def main_game(
-    options: RuleOptions | None = None, *, players: int = 2, solo: bool = False, seed: int = SEED
+    options: RuleOptions | None = None,
+    *,
+    players: int = 2,
+    solo: bool = False,
+    seed: int = SEED,
+    rules_revision: int = RULES_REVISION,
 ) -> GameState:
     """Seat 0's first MAIN decision of round 1: an empty map and an empty hand for seat 0.
 
@@ -29,7 +46,13 @@ def main_game(
     keep their four starting meeples.
     """
     opts = options or RuleOptions()
-    config = GameConfig.solo_game(opts) if solo else GameConfig(players=players, options=opts)
+    config = GameConfig(
+        players=1 if solo else players,
+        solo=solo,
+        options=opts,
+        catalogue_id=SCENARIO_CATALOGUE,
+        rules_revision=rules_revision,
+    )
     s = new_game(config, seed)
     s.phase, s.round, s.start_seat, s.seat, s.order = Phase.TURN, 1, 0, 0, []
     s.turn_no[0] = 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,12 +38,19 @@ FULL_LEGAL_EVERY = 10
 HASH_EVERY = 50
 MAX_STEPS = 20_000
 
+# reconstructed-v1 as recorded before rules revisions: these files never change.
+V1: dict[str, Any] = {"catalogue_id": "reconstructed-v1", "rules_revision": 1}
+
 # name -> (configuration, seed)
 CASES: dict[str, tuple[GameConfig, int]] = {
-    "2p-seed1": (GameConfig(players=2), 1),
-    "3p-seed2": (GameConfig(players=3), 2),
-    "4p-seed3": (GameConfig(players=4), 3),
-    "solo-seed4": (GameConfig.solo_game(), 4),
+    "2p-seed1": (GameConfig(players=2, **V1), 1),
+    "3p-seed2": (GameConfig(players=3, **V1), 2),
+    "4p-seed3": (GameConfig(players=4, **V1), 3),
+    "solo-seed4": (GameConfig.solo_game(**V1), 4),
+    "v2-2p-seed1": (GameConfig(players=2), 1),
+    "v2-3p-seed2": (GameConfig(players=3), 2),
+    "v2-4p-seed3": (GameConfig(players=4), 3),
+    "v2-solo-seed4": (GameConfig.solo_game(), 4),
 }
 
 

@@ -49,6 +49,7 @@ def test_the_exported_members_are_pinned() -> None:
         "OFFSETS",
         "OPTION_SPECS",
         "PUBLIC",
+        "RULES_REVISION",
         "SEED_BITS",
         "TERMINAL",
         "Action",

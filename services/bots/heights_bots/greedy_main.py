@@ -9,6 +9,8 @@ each decision is a function of the state alone.
 
 from __future__ import annotations
 
+import math
+
 from heights_bots import action_ids as ids
 from heights_bots.abilities import best_take, best_use, upgrade_gain
 from heights_bots.placement import (
@@ -137,9 +139,18 @@ def _buy(s: GameState, p: int, legal: list[int], need: list[int], *, thin: bool)
     if not ranked:
         return None
     best, value = max(ranked, key=lambda va: va[1])
-    if value < BUY_MIN_VP:
+    if value < buy_threshold(s, p):
         return None
     return best, "buy the best plan it can spare funds for"
+
+
+def buy_threshold(s: GameState, p: int) -> float:
+    """The value a plan must clear to be bought: none without an open plan, since a
+    seat with nothing to build scores only by abilities, and when every seat is there
+    the game stalls short of its end (v1, 2 players, seed 32, ran to the round cap)."""
+    if any(not s.complete[t] for t in s.owned[p]):
+        return BUY_MIN_VP
+    return -math.inf
 
 
 def rank_buys(

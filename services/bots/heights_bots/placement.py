@@ -63,6 +63,9 @@ def _adjacency_rules(s: GameState, p: int) -> Rules:
             )
             whose = str(params.get("whose", "any"))
             rules.append(AdjacencyRule(own, adj, bool(params.get("water")), per, whose))
+        elif ref.fn == "each_adjacent_to_own":  # Targets 6 and 8: the same shape, reversed
+            own, adj = _mask(params.get("own_types", "ANY")), _mask(params.get("types", "ANY"))
+            rules.append(AdjacencyRule(own, adj, False, per, str(params.get("whose", "any"))))
         elif ref.fn == "largest_group":
             group += per
         elif ref.fn == "neighborhoods_present":

@@ -55,6 +55,7 @@ from heights_rules.market import market_cost, place_costs, prime_costs, start_sp
 from heights_rules.observation import PUBLIC, infoset
 from heights_rules.options import (
     OPTION_SPECS,
+    RULES_REVISION,
     EndTrigger,
     GameConfig,
     OptionSpec,
@@ -102,6 +103,7 @@ __all__ = [
     "OFFSETS",
     "OPTION_SPECS",
     "PUBLIC",
+    "RULES_REVISION",
     "SEED_BITS",
     "TERMINAL",
     "Action",

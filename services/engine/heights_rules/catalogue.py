@@ -18,7 +18,9 @@ from typing import Any
 from heights_rules.components import BuildingType, Cube, Meeple
 from heights_rules.errors import CatalogueError
 
-DEFAULT_CATALOGUE = "reconstructed-v1"
+DEFAULT_CATALOGUE = "reconstructed-v2"
+# What a configuration that names no catalogue was played with: every such record predates v2.
+LEGACY_CATALOGUE = "reconstructed-v1"
 BOARD_ROWS = 4
 BOARD_COLS = 5
 GRID_ROWS = 2
@@ -38,6 +40,7 @@ DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 # other bytes, an edited file included, are validated in full.
 SCHEMA_CHECKED: dict[str, str] = {
     "reconstructed-v1": "219a5b4ee75a29b949813c1aa186fc87ceb447061d4a4cb00b98b58a7287f681",
+    "reconstructed-v2": "e3e96d259bd5d8c397e3abe0b7faf3f8f82b035395d34112e000621b7594a030",
 }
 
 

@@ -11,7 +11,12 @@ from dataclasses import dataclass, fields
 from enum import Enum, StrEnum
 from typing import Any
 
-from heights_rules.catalogue import DEFAULT_CATALOGUE, load_catalogue
+from heights_rules.catalogue import DEFAULT_CATALOGUE, LEGACY_CATALOGUE, load_catalogue
+
+# The rules revision every new game is played under. A replay records the revision of
+# its game (no field: revision 1), and the rules branch on it only where a defect fix
+# changed play (docs/engine.md, "Rules revisions"), so every recorded game still verifies.
+RULES_REVISION = 2
 
 
 class EndTrigger(StrEnum):
@@ -228,6 +233,7 @@ class GameConfig:
     options: RuleOptions = RuleOptions()
     catalogue_id: str = DEFAULT_CATALOGUE
     catalogue_sha256: str = ""
+    rules_revision: int = RULES_REVISION
 
     def __post_init__(self) -> None:
         if not isinstance(self.options, RuleOptions):
@@ -236,6 +242,11 @@ class GameConfig:
                 "RuleOptions",
                 f"options must be RuleOptions (RuleOptions.from_dict reads JSON), "
                 f"not {type(self.options).__name__}",
+            )
+        if not 1 <= self.rules_revision <= RULES_REVISION:
+            raise ValueError(
+                f"rules revision {self.rules_revision} is unknown; "
+                f"this engine plays revisions 1 to {RULES_REVISION}"
             )
         if self.solo and self.players != 1:
             raise ValueError("a solo game has exactly one player (against the Mayor)")
@@ -251,8 +262,8 @@ class GameConfig:
             )
 
     @classmethod
-    def solo_game(cls, options: RuleOptions = RuleOptions()) -> GameConfig:
-        return cls(players=1, solo=True, options=options)
+    def solo_game(cls, options: RuleOptions = RuleOptions(), **more: Any) -> GameConfig:
+        return cls(players=1, solo=True, options=options, **more)
 
     @property
     def board_players(self) -> int:
@@ -260,12 +271,14 @@ class GameConfig:
         return 2 if self.solo else self.players
 
     def to_dict(self) -> dict[str, Any]:
+        # Revision 1 writes no field, so games recorded before revisions keep their bytes.
+        revision = {"rules_revision": self.rules_revision} if self.rules_revision > 1 else {}
         return {
             "players": self.players,
             "solo": self.solo,
             "options": self.options.to_dict(),
             "catalogue": {"id": self.catalogue_id, "sha256": self.catalogue_sha256},
-        }
+        } | revision
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameConfig:
@@ -274,6 +287,13 @@ class GameConfig:
             players=int(data["players"]),
             solo=bool(data.get("solo", False)),
             options=RuleOptions.from_dict(data.get("options", {})),
-            catalogue_id=catalogue.get("id", DEFAULT_CATALOGUE),
+            catalogue_id=catalogue.get("id", LEGACY_CATALOGUE),
             catalogue_sha256=catalogue.get("sha256", ""),
+            rules_revision=_revision(data.get("rules_revision", 1)),
         )
+
+
+def _revision(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"rules_revision must be an integer 1 to {RULES_REVISION}")
+    return value

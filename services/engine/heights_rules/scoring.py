@@ -204,16 +204,24 @@ def neighborhood_majority_penalty(s: State, owner: int, params: Params, anchor: 
 
 def neighborhood_majority_rescore(s: State, owner: int, params: Params, anchor: int) -> int:
     best = _most(_neighborhood_counts(s, _type_mask(params["types"])))
-    tiles = s.catalogue.tiles
     vp = 0
     for n in best:
         here = [
-            tiles[t].vp
+            _rescore_value(s, owner, t)
             for t in _own_completed(s, owner, _type_mask("ANY"))
             if s.geo.neighborhood[s.space_of[t]] == n
         ]
         vp += max(here, default=0)
     return vp
+
+
+def _rescore_value(s: State, owner: int, tile: int) -> int:
+    """What re-scoring a building earns (Ad 10): its printed VP and, from rules revision 2,
+    its variable VP recomputed on the board at game end (RULES.md §10.1)."""
+    t = s.catalogue.tiles[tile]
+    if t.variable_vp is None or s.config.rules_revision < 2:
+        return t.vp
+    return t.vp + evaluate(s, owner, t.variable_vp, s.space_of[tile])
 
 
 def neighborhood_most_completed(s: State, owner: int, params: Params, anchor: int) -> int:

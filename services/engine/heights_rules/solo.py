@@ -6,7 +6,7 @@ from heights_rules.actions import MAX_STACKS, OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.completion import complete_building
 from heights_rules.components import CUBE_NAMES, Score
-from heights_rules.economy import is_full, place_real_cube, supply_ran_out
+from heights_rules.economy import is_full, place_real_cube, supply_ran_out, wild_in_circulation
 from heights_rules.frames import F, Purpose, frame
 from heights_rules.geometry import space_name
 from heights_rules.market import put_on_map, slide_and_refill
@@ -58,14 +58,20 @@ def _step_a(s: State, die: int, slot: int, here: list[int]) -> None:
         s.log("mayor_skip", MAYOR_SEAT, why="both markets are empty")
         return
     if die >= 5:
-        for t in s.market[level][:2]:
-            if t >= 0:
-                s.tile_wild[t] += 1
+        _sweeten_first_two(s, level)
     if len(candidates) == 1:
         put_on_map(s, MAYOR_SEAT, tile, candidates[0])
         mayor_placed(s, tile, candidates[0])
     else:
         s.stack.append(frame(F.PLACE, 0, Purpose.MAYOR, tile, tuple(candidates)))
+
+
+def _sweeten_first_two(s: State, level: int) -> None:
+    """A Wild Token on the first 2 spaces; from revision 2 within `wild_supply_limit`."""
+    limit = s.config.options.wild_supply_limit if s.config.rules_revision >= 2 else 0
+    for t in s.market[level][:2]:
+        if t >= 0 and (not limit or wild_in_circulation(s) < limit):
+            s.tile_wild[t] += 1
 
 
 def _empty_spaces(s: State, slot: int) -> list[int]:
