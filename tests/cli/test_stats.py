@@ -112,6 +112,7 @@ def test_report_writes_a_page_with_its_charts(
 def test_bad_input_is_refused_by_name(
     capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
+    code: int | str | None
     try:
         code = main(["stats", "--no-progress", *args])
     except SystemExit as usage:  # rule options are checked by the parser (options_arg)

@@ -62,7 +62,8 @@ def _ladder_match(slug: str) -> Match:
         kind=Match.Kind.LADDER,
         seats=[slow, greedy],
         players=2,
-        options={"round_cap": 4},
+        # Long enough (seconds) that the outage begins while the game is still played.
+        options={"round_cap": 14},
         ladder=ladder,
         seed=20261124,
     )

@@ -27,11 +27,9 @@ from dataclasses import dataclass, field
 
 from heights_bots import action_ids as ids
 from heights_bots.candidates import candidates
-from heights_bots.evaluation import evaluate_for
-from heights_bots.greedy import greedy_action
+from heights_bots.search import greedy_rollout
 from heights_rules import CHANCE, GameState, KeyedRng, determinize, from_infoset, infoset
 
-MAX_ROLLOUT_STEPS = 20_000  # a safety bound; a turn takes a few dozen steps
 # Exploration constant in units of the spread of the values seen so far (VP margins).
 EXPLORATION = 0.7
 # A game's thinking time is capped well inside the runner's 120 s per seat: past this
@@ -158,25 +156,11 @@ class MctsBot:
             d.apply(move)
             if ends:
                 break  # the tree covers the seat's own turn; what follows is rollout
-        value = self._rollout(d, seat, ends)
+        value = greedy_rollout(d, seat, ends, self.horizon)
         for parent, move in path:
             parent.visits[move] = parent.visits.get(move, 0) + 1
             parent.total[move] = parent.total.get(move, 0.0) + value
         return value
-
-    def _rollout(self, d: GameState, seat: int, ends: int) -> float:
-        for _ in range(MAX_ROLLOUT_STEPS):
-            if d.is_terminal() or ends >= self.horizon:
-                break
-            player = d.current_player()
-            if player == CHANCE:
-                d.apply(d.legal_actions()[0])
-                continue
-            action = greedy_action(d, player)
-            if player == seat and action == ids.END:
-                ends += 1
-            d.apply(action)
-        return evaluate_for(d, seat)
 
 
 def _select(node: _Node, moves: list[int], spread: float) -> tuple[int, bool]:

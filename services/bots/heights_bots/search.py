@@ -97,18 +97,7 @@ class SearchBot:
         """Play `move`, then greedy for everyone to the horizon; evaluate for the seat."""
         ends = 1 if move == ids.END else 0
         d.apply(move)
-        for _ in range(MAX_ROLLOUT_STEPS):
-            if d.is_terminal() or ends >= self.horizon:
-                break
-            player = d.current_player()
-            if player == CHANCE:
-                d.apply(d.legal_actions()[0])
-                continue
-            action = greedy_action(d, player)
-            if player == seat and action == ids.END:
-                ends += 1
-            d.apply(action)
-        return evaluate_for(d, seat)
+        return greedy_rollout(d, seat, ends, self.horizon)
 
     def _verdict(
         self, moves: list[int], best: int, values: dict[int, list[float]], spent: int
@@ -126,3 +115,20 @@ class SearchBot:
 
 def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else -1e9
+
+
+def greedy_rollout(d: GameState, seat: int, ends: int, horizon: int) -> float:
+    """Greedy for everyone from `d` (in place) until `seat` has ended `horizon` turns in
+    all (`ends` of them already) or the game is over; `d` evaluated for the seat."""
+    for _ in range(MAX_ROLLOUT_STEPS):
+        if d.is_terminal() or ends >= horizon:
+            break
+        player = d.current_player()
+        if player == CHANCE:
+            d.apply(d.legal_actions()[0])
+            continue
+        action = greedy_action(d, player)
+        if player == seat and action == ids.END:
+            ends += 1
+        d.apply(action)
+    return evaluate_for(d, seat)

@@ -75,7 +75,8 @@ class GameReport:
         }
 
 
-def _bot_names(text: str, seats: int) -> list[str]:
+def bot_names(text: str, seats: int) -> list[str]:
+    """The `--bots` list for `seats` seats: one name for all, or one per seat."""
     names = [n.strip() for n in text.split(",") if n.strip()]
     if len(names) == 1:
         names *= seats
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             options=options,
             catalogue_id=args.catalogue,
         )
-        names = _bot_names(args.bots, config.players)
+        names = bot_names(args.bots, config.players)
         if args.games < 1:
             raise ValueError("--games must be at least 1")
     except (ValueError, argparse.ArgumentTypeError) as err:

@@ -19,6 +19,7 @@ from typing import Any
 
 from heights_bots import BOT_NAMES
 from heights_cli.options_arg import add_rule_options, parse_rule_options
+from heights_cli.selfplay import bot_names
 from heights_cli.stats_collect import collect
 from heights_cli.stats_games import DIFFICULTIES, GameRecord, play_record, read_records
 from heights_cli.stats_text import print_report
@@ -99,7 +100,7 @@ def _records(args: argparse.Namespace) -> list[GameRecord]:
         raise ValueError(f"--games must be 1 to {MAX_GAMES}, got {args.games}")
     options = parse_rule_options(args.option)
     players = 1 if args.solo else args.players
-    names = _bot_names(args.bots, players)
+    names = bot_names(args.bots, players)
     levels = (
         (list(DIFFICULTIES) if args.difficulty == "all" else [args.difficulty])
         if args.solo
@@ -131,18 +132,6 @@ def _config(args: argparse.Namespace, players: int, options: RuleOptions, level:
     if level:
         options = RuleOptions.from_dict(options.to_dict() | DIFFICULTIES[level])
     return GameConfig(players=players, solo=args.solo, options=options, catalogue_id=args.catalogue)
-
-
-def _bot_names(text: str, seats: int) -> list[str]:
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if len(names) == 1:
-        names *= seats
-    if len(names) != seats:
-        raise ValueError(f"--bots needs 1 or {seats} names, got {len(names)}")
-    unknown = sorted(set(names) - set(BOT_NAMES))
-    if unknown:
-        raise ValueError(f"unknown bot {unknown[0]!r}; built-in bots: {', '.join(BOT_NAMES)}")
-    return names
 
 
 @contextmanager

@@ -34,9 +34,28 @@ def _pointer(key: str) -> str:
 
 def _same(a: Any, b: Any) -> bool:
     # `True == 1` and `1 == 1.0` in Python, not in JSON: equal values of different types
-    # differ. Containers of equal value hold the same types in practice (the documents
-    # are built by the same code), and the round-trip tests check the whole documents.
-    return a is b or (type(a) is type(b) and a == b)
+    # differ, at any depth (`[False] == [0]` too). Python's `==` rejects most differences
+    # at C speed; only containers it calls equal are walked for their members' types.
+    if a is b:
+        return True
+    if type(a) is not type(b) or a != b:
+        return False
+    return (type(a) is not list and type(a) is not dict) or _same_types(a, b)
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    """Whether `a` and `b`, equal by `==`, also hold the same types at every position."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        for index in range(len(a)):
+            if not _same_types(a[index], b[index]):
+                return False
+    elif type(a) is dict:
+        for key in a:
+            if not _same_types(a[key], b[key]):
+                return False
+    return True
 
 
 def _diff(old: Any, new: Any, path: str, ops: Patch) -> None:

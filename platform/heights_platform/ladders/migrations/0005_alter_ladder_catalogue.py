@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ladders', '0004_ladder_standings_version'),
+        ("ladders", "0004_ladder_standings_version"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='ladder',
-            name='catalogue',
-            field=models.CharField(default='reconstructed-v2', max_length=40),
+            model_name="ladder",
+            name="catalogue",
+            field=models.CharField(default="reconstructed-v2", max_length=40),
         ),
     ]

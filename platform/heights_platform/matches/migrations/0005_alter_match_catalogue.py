@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('matches', '0004_match_seed_chosen'),
+        ("matches", "0004_match_seed_chosen"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='match',
-            name='catalogue',
-            field=models.CharField(default='reconstructed-v2', max_length=40),
+            model_name="match",
+            name="catalogue",
+            field=models.CharField(default="reconstructed-v2", max_length=40),
         ),
     ]

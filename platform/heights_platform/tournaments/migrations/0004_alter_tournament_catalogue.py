@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0003_tournament_rated_seed_chosen'),
+        ("tournaments", "0003_tournament_rated_seed_chosen"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='tournament',
-            name='catalogue',
-            field=models.CharField(default='reconstructed-v2', max_length=40),
+            model_name="tournament",
+            name="catalogue",
+            field=models.CharField(default="reconstructed-v2", max_length=40),
         ),
     ]
