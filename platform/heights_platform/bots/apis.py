@@ -142,8 +142,7 @@ class BotVersionListApi(GenericAPIView[BotVersion]):
         file = serializers.FileField(
             max_length=100,
             allow_empty_file=True,
-            help_text=f"A .py file, or a .zip with main.py at its root; at most "
-            f"{MAX_BOT_BYTES} bytes.",
+            help_text=services.UPLOAD_HELP,
         )
 
     def get_throttles(self) -> list[BaseThrottle]:

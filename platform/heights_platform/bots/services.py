@@ -15,9 +15,17 @@ from heights_platform.common.errors import ApiError
 from heights_runner.contract import (
     BUILTIN_BOTS,
     MAX_BOT_BYTES,
+    RUNTIMES,
     BundleError,
     FileKind,
     bundle_check,
+)
+
+# What an upload may be, for the API's schema and the site's form alike: the runtimes
+# table says which languages a single source file may be in.
+UPLOAD_HELP = (
+    f"One source file ({', '.join(r.extension for r in RUNTIMES)}), or a .zip with bot.json "
+    f"(or main.py) at its root; at most {MAX_BOT_BYTES} bytes (docs/bot-protocol.md)."
 )
 
 log = logging.getLogger(__name__)

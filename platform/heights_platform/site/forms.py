@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.core.validators import RegexValidator
 
 from heights_platform.bots.selectors import bot_list
+from heights_platform.bots.services import UPLOAD_HELP
 from heights_runner.contract import MAX_BOT_BYTES
 
 MAX_PASSWORD_CHARS = 128  # as the API's log-in: hashing megabytes is work for nothing
@@ -43,7 +44,7 @@ class UploadForm(forms.Form):
         label="Bot file",
         max_length=100,
         allow_empty_file=True,
-        help_text=f"A .py file, or a .zip with main.py at its root; at most {MAX_BOT_BYTES} bytes.",
+        help_text=UPLOAD_HELP,
     )
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
