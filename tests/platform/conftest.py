@@ -112,14 +112,16 @@ def make_active_bot(make_bot: Callable[..., Bot]) -> Callable[..., Bot]:
     """A bot with one active version, as if it had passed qualification."""
     from heights_platform.bots.models import BotVersion
 
-    def make(owner: User, name: str | None = None) -> Bot:
+    def make(
+        owner: User, name: str | None = None, source: str | None = None, filename: str = "bot.py"
+    ) -> Bot:
         bot = make_bot(owner, name)
-        content = f"# {bot.name}\n".encode()
+        content = (source if source is not None else f"# {bot.name}\n").encode()
         version = BotVersion.objects.create(
             bot=bot,
             number=1,
             kind=BotVersion.Kind.PY,
-            filename="bot.py",
+            filename=filename,
             sha256=f"{bot.pk:064x}",
             size=len(content),
             content=content,

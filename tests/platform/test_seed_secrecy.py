@@ -78,24 +78,6 @@ run(Spy(name="spy"))
 """
 
 
-def _spy(owner: User) -> Bot:
-    bot = Bot.objects.create(owner=owner, name="spy")
-    content = SPY.encode()
-    version = BotVersion.objects.create(
-        bot=bot,
-        number=1,
-        kind=BotVersion.Kind.PY,
-        filename="main.py",
-        sha256=f"{bot.pk:064x}",
-        size=len(content),
-        content=content,
-        status=BotVersion.Status.ACTIVE,
-    )
-    bot.active_version = version
-    bot.save(update_fields=["active_version"])
-    return bot
-
-
 class _Played:
     """The matches played, and the seeds the runner handed to built-in bots."""
 
@@ -237,14 +219,15 @@ def _integers(data: Any) -> Iterator[int]:
 
 
 def test_no_seat_can_recover_its_match_seed(
-    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
     builtin_versions: dict[str, BotVersion],
     sent_tasks: list[dict[str, Any]],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    owner = make_user("spymaster")
-    spy, greedy = _spy(owner), builtin_versions["greedy"].bot
+    owner = User.objects.create_user("spymaster", "spy@example.org", "pw-spy-9x!kq")
+    spy = make_active_bot(owner, "spy", source=SPY, filename="main.py")
+    greedy = builtin_versions["greedy"].bot
     played = _Played(tmp_path, monkeypatch)
 
     ladder = ladder_create(slug="duel", name="Duel", players=2, options=OPTIONS)
@@ -252,7 +235,7 @@ def test_no_seat_can_recover_its_match_seed(
         ladder_join(ladder=ladder, bot=bot)
     (ladder_match,) = ladder_matchmake(ladder=ladder, limit=1)
 
-    staff = make_user("organiser")
+    staff = User.objects.create_user("organiser", "org@example.org", "pw-org-9x!kq")
     staff.is_staff = True
     staff.save()
     now = timezone.now()

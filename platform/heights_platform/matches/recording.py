@@ -23,6 +23,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from heights_platform.common import metrics
+from heights_platform.common.rows import rows_update
 from heights_platform.matches.models import Match, MatchSeat, SeatLog
 from heights_platform.matches.signals import match_recorded, replay_received, results_recorded
 from heights_rules import Replay as ReplayRecord
@@ -89,18 +90,20 @@ def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
             row.forfeit_reason = r.forfeit.reason[:16]
             row.forfeit_step = r.forfeit.step
             row.forfeit_detail = r.forfeit.detail[:2000]
-    # One UPDATE a seat: bulk_update's CASE expressions cost far more Python than four rows.
-    for row in seats.values():
-        MatchSeat.objects.filter(pk=row.pk).update(
-            rank=row.rank,
-            score=row.score,
-            moves=row.moves,
-            think_ms=row.think_ms,
-            max_move_ms=row.max_move_ms,
-            forfeit_reason=row.forfeit_reason,
-            forfeit_step=row.forfeit_step,
-            forfeit_detail=row.forfeit_detail,
-        )
+    rows_update(
+        MatchSeat,
+        seats.values(),
+        (
+            "rank",
+            "score",
+            "moves",
+            "think_ms",
+            "max_move_ms",
+            "forfeit_reason",
+            "forfeit_step",
+            "forfeit_detail",
+        ),
+    )
     # Bounded again (a runner of another version may send more); PostgreSQL text holds
     # no NUL, and a bot may write anything.
     logs = [
