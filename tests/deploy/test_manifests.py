@@ -241,16 +241,43 @@ def test_engine_has_a_headless_and_a_normal_service() -> None:
     assert platform_config["HEIGHTS_PLATFORM_ENGINE_ADDRESS"] == "dns:///engine-headless:50051"
 
 
-@pytest.mark.parametrize("name", ["engine", "runner"])
-def test_hpa_scales_the_deployment_on_cpu(name: str) -> None:
+def _hpa_of(name: str) -> Manifest:
     hpa = named("HorizontalPodAutoscaler", name)
     assert hpa["apiVersion"] == "autoscaling/v2"
     target = hpa["spec"]["scaleTargetRef"]
     assert (target["kind"], target["name"]) == ("Deployment", name)
     assert named("Deployment", name)
     assert hpa["spec"]["minReplicas"] >= 2
-    (metric,) = hpa["spec"]["metrics"]
+    return hpa
+
+
+def test_the_engine_scales_on_cpu() -> None:
+    (metric,) = _hpa_of("engine")["spec"]["metrics"]
     assert metric["resource"]["name"] == "cpu"
+
+
+def test_runners_scale_on_match_demand_one_pod_per_concurrency() -> None:
+    (metric,) = _hpa_of("runner")["spec"]["metrics"]
+    assert metric["type"] == "External"
+    assert metric["external"]["metric"]["name"] == "heights_runner_match_demand"
+    concurrency = named("ConfigMap", "runner-config")["data"]["HEIGHTS_RUNNER_CONCURRENCY"]
+    assert metric["external"]["target"] == {"type": "AverageValue", "averageValue": concurrency}
+    # the adapter's rule defines that metric from the two series the code exports
+    values = yaml.safe_load((K8S.parent / "prometheus-adapter-values.yaml").read_text())
+    (rule,) = values["rules"]["external"]
+    assert rule["name"]["as"] == "heights_runner_match_demand"
+    query = rule["metricsQuery"]
+    assert "heights_platform_queue_depth" in query
+    assert "heights_runner_matches_in_progress" in query
+
+
+def test_the_demand_metrics_are_the_ones_the_code_exports() -> None:
+    from heights_runner import metrics
+
+    assert metrics.MATCHES_IN_PROGRESS._name == "heights_runner_matches_in_progress"
+    source = (K8S.parents[1] / "platform/heights_platform/common/metrics.py").read_text()
+    assert '"heights_platform_queue_depth"' in source
+    assert '"matches"' in source
 
 
 @pytest.mark.parametrize("name", ["engine", "platform"])

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from heights_runner.settings import RunnerSettings
 
 
 def register(commands: Any) -> None:
@@ -36,12 +39,26 @@ def run_probe(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace) -> int:
-    from heights_runner import broker, sandbox
-    from heights_runner.celery_app import app
-    from heights_runner.contract import QUEUE_MATCHES, QUEUE_SHORT
     from heights_runner.settings import RunnerSettings
 
     settings = RunnerSettings.from_env()
+    if not settings.metrics_port:
+        return _run_worker(args, settings)
+    # Before anything imports prometheus_client (heights_runner.metrics says why).
+    from heights_runner.metrics_files import prepare_multiprocess_dir, remove_multiprocess_dir
+
+    folder = prepare_multiprocess_dir(settings.cache_dir / "metrics")
+    try:
+        return _run_worker(args, settings)
+    finally:
+        remove_multiprocess_dir(folder)
+
+
+def _run_worker(args: argparse.Namespace, settings: RunnerSettings) -> int:
+    from heights_runner import broker, sandbox
+    from heights_runner.celery_app import app
+    from heights_runner.contract import QUEUE_MATCHES, QUEUE_SHORT
+
     caps = sandbox.probe()
     print(f"runner: broker {broker.describe(settings.broker_url)}", file=sys.stderr)
     engine = settings.engine_address or "in-process engine (embedded; no engine service set)"
@@ -56,9 +73,9 @@ def run_worker(args: argparse.Namespace) -> int:
     if not caps.contains_untrusted and not settings.allow_unsandboxed:
         print("runner: untrusted bots will be refused (no bubblewrap or seccomp)", file=sys.stderr)
     if settings.metrics_port:
-        from prometheus_client import start_http_server
+        from heights_runner.metrics import serve
 
-        start_http_server(settings.metrics_port)
+        serve(settings.metrics_port)
     concurrency = args.concurrency or settings.concurrency
     app.worker_main(
         [

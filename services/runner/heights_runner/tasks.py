@@ -8,6 +8,7 @@ import time
 from functools import cache
 from typing import Any
 
+from celery.signals import worker_process_shutdown
 from kombu.exceptions import OperationalError
 
 from heights_runner.celery_app import app
@@ -29,8 +30,10 @@ from heights_runner.metrics import (
     FORFEITS,
     MATCH_SECONDS,
     MATCHES,
+    MATCHES_IN_PROGRESS,
     SEAT_MAX_MOVE_SECONDS,
     SEAT_THINK_SECONDS,
+    process_ended,
 )
 from heights_runner.settings import RunnerSettings
 
@@ -40,6 +43,11 @@ log = logging.getLogger("heights.runner")
 # connection errors OperationalError, and the embedded file broker's failed writes too
 # (heights_runner.broker); OSError in case a write fails outside the transport.
 BROKER_ERRORS = (OperationalError, OSError)
+
+
+@worker_process_shutdown.connect
+def _child_exits(pid: int, **_: Any) -> None:
+    process_ended(pid)  # its matches-in-progress gauge no longer counts
 
 
 @cache
@@ -91,7 +99,8 @@ def run_spec(spec: MatchSpec) -> MatchResult:
         return known
     settings = _settings()
     policy = LaunchPolicy(settings.cache_dir, allow_unsandboxed=settings.allow_unsandboxed)
-    result = play_match(spec, _engine_factory(), policy)
+    with MATCHES_IN_PROGRESS.track_inprogress():
+        result = play_match(spec, _engine_factory(), policy)
     MATCHES.labels(result.status).inc()
     MATCH_SECONDS.observe(result.seconds)
     for seat in result.seats:
