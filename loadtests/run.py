@@ -7,7 +7,8 @@ LOADTEST_CLIENT_CPUS, at fixed arrival rates (loadtests/openloop.py):
 
 1. the empty RPC (grpc.health.v1 Check), stepped up by LOADTEST_STEP_FACTOR from
    LOADTEST_START_RATE until its p99 passes LOADTEST_P99_MS, then bisected between the
-   last rate that held and the first that did not: the empty RPC's capacity;
+   last rate that held and the first that did not (a rate that fails is tried again
+   LOADTEST_CONFIRM times before the ladder stops): the empty RPC's capacity;
 2. the calls of games in play (loadtests/drivers.py) the same way, the bound on
    ApplyAction's p99: ApplyAction's capacity;
 3. both at half the empty RPC's capacity, for ApplyAction's latency there and the
@@ -83,6 +84,7 @@ START_RATE = float(env("LOADTEST_START_RATE", "250"))
 STEP_FACTOR = float(env("LOADTEST_STEP_FACTOR", "1.5"))
 MAX_RATE = float(env("LOADTEST_MAX_RATE", "20000"))
 REFINE = int(env("LOADTEST_REFINE", "2"))
+CONFIRM = int(env("LOADTEST_CONFIRM", "1"))
 STEP_SECONDS = float(env("LOADTEST_STEP_SECONDS", "4"))
 WARMUP_SECONDS = float(env("LOADTEST_WARMUP_SECONDS", "1"))
 HALF_SECONDS = float(env("LOADTEST_HALF_SECONDS", "10"))
@@ -260,7 +262,12 @@ async def capacity(label: str, rpc: str, step: Step) -> dict[str, Any]:
     high: float | None = None
     rate = START_RATE
     while rate <= MAX_RATE:
-        if not await attempt(rate):
+        # A neighbour's burst can fail one step: a rate fails the ladder only if it fails
+        # 1 + CONFIRM times in a row.
+        for _ in range(1 + CONFIRM):
+            if await attempt(rate):
+                break
+        else:
             high = rate
             break
         low, rate = rate, rate * STEP_FACTOR
