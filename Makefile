@@ -126,9 +126,9 @@ bench: compiled ## Run the benchmarks: engine (one core), then matches through t
 	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench-ratings
 
 # Starts its own engine replicas on 127.0.0.1 (compiled rules core), stops them at the end;
-# LOADTEST_SECONDS, LOADTEST_USERS, LOADTEST_CONFIGS, ... are described in loadtests/README.md.
-loadtest: compiled ## Load-test the engine service with locust; summary in loadtests/results/
-	$(BIN)/python loadtests/run.py
+# LOADTEST_CONFIGS, LOADTEST_STEP_SECONDS, ... are described in loadtests/README.md.
+loadtest: compiled ## Load-test the engine service at fixed arrival rates; summary in loadtests/results/
+	$(BIN)/python -m loadtests.run
 
 # Seeds its own PostgreSQL database (LOADTEST_DATABASE_URL, 127.0.0.1), serves the platform
 # with gunicorn, drops the database at the end; see "Platform" in loadtests/README.md.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -34,6 +35,7 @@ from tests.engine.conftest import InProcessServer
 
 from heights_engine.metrics import serve_metrics
 from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.server import GC_THRESHOLDS, settle_gc
 from heights_engine.settings import Settings, SettingsError, load_settings
 
 SERVICE = "rollingheights.engine.v1.EngineService"
@@ -140,6 +142,18 @@ def test_deadlines_are_honoured(memory_server: str) -> None:
     assert status_code(caught.value) == grpc.StatusCode.DEADLINE_EXCEEDED
     assert time.monotonic() - started < 5
     engine.GetGame(pb.GetGameRequest(game_id=created.game.game_id), timeout=5)
+
+
+def test_serving_freezes_start_up_objects_and_makes_full_collections_rare() -> None:
+    before = gc.get_threshold()
+    gc.unfreeze()
+    try:
+        settle_gc()
+        assert gc.get_freeze_count() > 1000  # modules, descriptors, the catalogue
+        assert gc.get_threshold() == GC_THRESHOLDS
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
 
 
 def test_settings_from_the_environment() -> None:

@@ -1,9 +1,10 @@
-"""Smoke test of `make loadtest`: loadtests/run.py for 2 s a phase with a few users, on
-one in-memory replica and on two replicas sharing the test Redis, each routing.
+"""Smoke test of `make loadtest`: loadtests/run.py at one low arrival rate (100 calls a
+second, steps of 1 s), on one in-memory replica and on two replicas sharing the test
+Redis, each routing.
 
 Not a measurement (nothing here is timed): it checks that the servers start and stop,
-that every locust call succeeds, that the summary holds what loadtests/README.md says,
-and that the run leaves no keys in Redis.
+that every call succeeds, that the summary holds what loadtests/README.md says, and that
+the run leaves no keys in Redis.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import pytest
 import redis
 
 ROOT = Path(__file__).resolve().parents[2]
-REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL = os.environ.get("HEIGHTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+RATE = 100  # calls a second: the first step's and the highest, so one step a phase
 
 
 def _two_free_ports() -> int:
@@ -42,8 +44,11 @@ def _run(tmp_path: Path, **settings: str) -> tuple[subprocess.CompletedProcess[s
     """run.py's outcome, and its process id (its Redis keys are heights:loadtest:<pid>:*)."""
     env = dict(
         os.environ,
-        LOADTEST_SECONDS="2",
-        LOADTEST_USERS="4",
+        LOADTEST_START_RATE=str(RATE),
+        LOADTEST_MAX_RATE=str(RATE),
+        LOADTEST_STEP_SECONDS="1",
+        LOADTEST_WARMUP_SECONDS="0.2",
+        LOADTEST_HALF_SECONDS="1",
         LOADTEST_BASE_PORT=str(_two_free_ports()),
         LOADTEST_RESULTS=str(tmp_path / "results"),
         LOADTEST_REDIS_URL=REDIS_URL,
@@ -51,7 +56,9 @@ def _run(tmp_path: Path, **settings: str) -> tuple[subprocess.CompletedProcess[s
     )
     if os.environ.get("PYTHONPATH"):  # the servers run the code under test
         env["LOADTEST_SERVER_PYTHONPATH"] = os.environ["PYTHONPATH"]
-    command = [sys.executable, str(ROOT / "loadtests" / "run.py")]
+    if len(os.sched_getaffinity(0)) < 2:  # nothing to pin apart
+        env.update(LOADTEST_SERVER_CPUS="all", LOADTEST_CLIENT_CPUS="all")
+    command = [sys.executable, "-m", "loadtests.run"]
     with subprocess.Popen(
         command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as run:
@@ -71,30 +78,41 @@ def _loadtest_keys(pid: int) -> list[bytes]:
         client.close()
 
 
-@pytest.mark.parametrize("routing", ["call", "game"])
-def test_run_writes_a_summary_without_failures(tmp_path: Path, routing: str) -> None:
-    done, pid = _run(tmp_path, LOADTEST_CONFIGS="memory-1,redis-2", LOADTEST_ROUTING=routing)
+@pytest.mark.parametrize(
+    ("routing", "configs"), [("call", ["memory-1", "redis-2"]), ("game", ["redis-2"])]
+)
+def test_run_writes_a_summary_without_failures(
+    tmp_path: Path, routing: str, configs: list[str]
+) -> None:
+    done, pid = _run(tmp_path, LOADTEST_CONFIGS=",".join(configs), LOADTEST_ROUTING=routing)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
     summary: dict[str, Any] = json.loads((tmp_path / "results" / "summary.json").read_text())
     assert summary["routing"] == routing
-    assert summary["users"] == 4
-    assert summary["seconds_per_phase"] == 2
-    assert [r["config"] for r in summary["results"]] == ["memory-1", "redis-2"]
+    assert summary["method"].startswith("open loop")
+    assert [r["config"] for r in summary["results"]] == configs
     for result in summary["results"]:
-        assert result["failures"] == 0
-        assert result["empty_phase"]["Check"]["requests"] > 0
-        game = result["game_phase"]
-        assert game["ApplyAction"]["requests"] > 0
-        assert game["CreateGame"]["failures"] == 0
-        ratio = game["ApplyAction"]["rps"] / result["empty_phase"]["Check"]["rps"]
-        assert result["apply_over_empty_ratio"] == pytest.approx(ratio, abs=0.001)
-        for phase in ("empty", "game"):
-            cpu = result["cpu"][phase]
-            assert cpu["server_cores"] > 0
-            assert cpu["locust_cores"] > 0
-            assert cpu["server_ms_per_request"] > 0
-    assert "ApplyAction/Check" in done.stdout
+        # One step a phase, at RATE, which held: a capacity of at least that much.
+        for phase, rpc in (("empty_steps", "Check"), ("apply_steps", "ApplyAction")):
+            [step] = result[phase]
+            assert step["rate"] == RATE
+            assert step["held"] is True
+            assert step["dropped"] == 0
+            assert all(row["errors"] == 0 for row in step["rpcs"].values())
+            assert step["rpcs"][rpc]["calls"] > 0
+        assert result["capacity_at_least"] == {"empty": True, "apply": True}
+        assert result["empty_capacity"] == result["empty_steps"][0]["rpcs"]["Check"]["rate"]
+        ratio = result["apply_capacity"] / result["empty_capacity"]
+        assert result["capacity_ratio"] == pytest.approx(ratio, abs=0.001)
+        # Half the empty capacity: both kinds of call, CPU per call of each from /proc.
+        assert result["half_rate"] == pytest.approx(result["empty_capacity"] / 2, abs=0.1)
+        assert result["game_at_half"]["rpcs"]["ApplyAction"]["calls"] > 0
+        for half in ("empty_at_half", "game_at_half"):
+            assert result[half]["cpu"]["server_cores"] > 0
+            assert result[half]["cpu"]["server_ms_per_call"] > 0
+        cpu_ratio = result["server_ms_per_game_call"] / result["server_ms_per_empty_call"]
+        assert result["cpu_ratio"] == pytest.approx(cpu_ratio, abs=0.001)
+    assert "CPU ratio" in done.stdout
     # Both replicas served, and each logged its Redis round trips when it stopped.
     for replica in (0, 1):
         log = (tmp_path / "results" / f"redis-2-server{replica}.log").read_text()

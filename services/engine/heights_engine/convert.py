@@ -81,7 +81,14 @@ def _options_json(options: RuleOptions) -> str:
     return _json(options.to_dict())
 
 
+@functools.cache  # bounded: one per action id, NUM_ACTIONS of them
 def action_to_proto(action_id: int) -> pb.Action:
+    """The action's message, built once per id and shared: never change it.
+
+    Every caller puts it into a field of another message, which copies it; building a
+    fresh one for each legal action of every response was about half of an
+    ApplyAction response's construction (loadtests/README.md).
+    """
     return pb.Action(id=action_id, text=action_text(action_id))
 
 
