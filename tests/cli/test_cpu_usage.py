@@ -32,3 +32,14 @@ def test_the_machine_counters_grow_and_leave_steal_apart() -> None:
         pass
     assert busy_seconds() - busy >= 0.15  # this process's own burn is machine work
     assert stolen_seconds() >= stolen >= 0.0
+
+
+def test_a_split_tree_puts_a_named_subtree_and_its_ended_children_on_one_side() -> None:
+    from heights_cli.cpu_usage import tree_split_seconds
+
+    outside0, inside0 = tree_split_seconds([os.getpid()], "sh")
+    # The burning grandchild runs under `sh`, then ends: its time is the inside's.
+    subprocess.run(["sh", "-c", f'"{sys.executable}" -c "$0"', BURN], check=True)
+    outside1, inside1 = tree_split_seconds([os.getpid()], "sh")
+    assert inside1 - inside0 >= 0.25
+    assert outside1 - outside0 < 0.25

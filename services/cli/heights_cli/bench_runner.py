@@ -11,8 +11,10 @@ asserts.
 from __future__ import annotations
 
 import argparse
+import base64
 import dataclasses
 import json
+import os
 import tempfile
 import time
 import uuid
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 REDIS = "redis://127.0.0.1:6379/0"
+STARTS = 5  # sandbox starts measured, of each kind
 
 
 def register(commands: Any) -> None:
@@ -30,15 +33,24 @@ def register(commands: Any) -> None:
     p.add_argument("--throughput-matches", type=int, default=16)
     p.add_argument("--workers", type=int, default=2, help="worker processes for throughput")
     p.add_argument("--seed", type=int, default=77)
+    p.add_argument("--redis", default=REDIS, help="the Redis of the broker and the engine")
+    p.add_argument(
+        "--ask-forced",
+        action="store_true",
+        help="send decisions with a single legal action to the bots (as before play_forced)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
 
-def _specs(count: int, seed: int) -> list[Any]:
+def _specs(count: int, seed: int, play_forced: bool = True) -> list[Any]:
     from heights_runner.contract import BotRef, MatchSpec, SeatSpec
 
     seats = tuple(SeatSpec(f"greedy-{i}", BotRef.builtin("greedy"), True) for i in range(4))
-    return [MatchSpec(f"bench-{uuid.uuid4().hex[:10]}", seed + i, seats) for i in range(count)]
+    return [
+        MatchSpec(f"bench-{uuid.uuid4().hex[:10]}", seed + i, seats, play_forced=play_forced)
+        for i in range(count)
+    ]
 
 
 def in_process_seconds(specs: list[Any]) -> list[float]:
@@ -56,48 +68,6 @@ def in_process_seconds(specs: list[Any]) -> list[float]:
     return times
 
 
-ROUND_TRIPS = 2000
-ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
-
-
-def empty_rpc_us(address: str) -> float:
-    """Mean round trip of the health check (an RPC that does nothing) on the engine."""
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    with grpc.insecure_channel(address) as chan:
-        check = health_pb2_grpc.HealthStub(chan).Check
-        request = health_pb2.HealthCheckRequest()
-        for _ in range(200):
-            check(request, timeout=5)
-        start = time.perf_counter()
-        for _ in range(ROUND_TRIPS):
-            check(request, timeout=5)
-        return (time.perf_counter() - start) / ROUND_TRIPS * 1e6
-
-
-def sandbox_pipe_us(folder: Path) -> float:
-    """Mean round trip of one line through a sandboxed Python process that echoes it."""
-    from heights_runner import sandbox
-
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "main.py").write_text(ECHO)
-    python, binds = sandbox.python_binds()
-    bot = sandbox.start_bot(folder, [python, "-u", "-S", "/bot/main.py"], ro_binds=binds)
-    try:
-        line = '{"type":"decide","step":1}'
-        for _ in range(200):
-            bot.send(line)
-            bot.receive(5)
-        start = time.perf_counter()
-        for _ in range(ROUND_TRIPS):
-            bot.send(line)
-            bot.receive(5)
-        return (time.perf_counter() - start) / ROUND_TRIPS * 1e6
-    finally:
-        bot.close()
-
-
 def run(args: argparse.Namespace) -> int:
     from heights_cli.stack import Stack
     from heights_runner.celery_app import make_app
@@ -109,52 +79,133 @@ def run(args: argparse.Namespace) -> int:
         stack = Stack(Path(tmp) / "var")
         try:
             engine = stack.engine(
-                redis_url=REDIS,
+                redis_url=args.redis,
                 HEIGHTS_ENGINE_REDIS_PREFIX=f"{prefix}engine",
                 HEIGHTS_ENGINE_LOG_LEVEL="WARNING",
             )
             env = {
-                "HEIGHTS_RUNNER_BROKER_URL": REDIS,
+                "HEIGHTS_RUNNER_BROKER_URL": args.redis,
                 "HEIGHTS_BROKER_PREFIX": prefix,
                 "HEIGHTS_RUNNER_ENGINE_ADDRESS": engine.address,
                 "HEIGHTS_RUNNER_CACHE_DIR": str(Path(tmp) / "bots"),
                 "HEIGHTS_RUNNER_CONCURRENCY": "1",
             }
             settings = dataclasses.replace(
-                RunnerSettings.from_env(), broker_url=REDIS, broker_prefix=prefix
+                RunnerSettings.from_env(), broker_url=args.redis, broker_prefix=prefix
             )
             client = RunnerClient(make_app(settings))
             runners = [stack.runner("runner-1", **env)]
             report = _measure(client, stack, env, args, [engine.proc.pid], runners)
-            # What a decision costs on this path with no work at all: an RPC that does
-            # nothing, and a line to a sandboxed process and back. Times a match's
-            # decisions, over the in-process match: the overhead factor this path cannot
-            # go below with no work done (a stream message costs somewhat less than the
-            # unary RPC measured; the pipe alone is a hard floor).
-            pipe_us = sandbox_pipe_us(Path(tmp) / "echo")
-            rpc_us = empty_rpc_us(engine.address)
-            report["empty_rpc_round_trip_us"] = round(rpc_us)
-            report["sandbox_pipe_round_trip_us"] = round(pipe_us)
-            for name, floor_us in (("pipe_only", pipe_us), ("pipe_and_rpc", pipe_us + rpc_us)):
-                floor_s = floor_us * report["decisions_per_match"] / 1e6
-                report[f"overhead_factor_floor_{name}"] = round(
-                    floor_s / report["match_seconds_in_process"], 1
-                )
+            report |= _floor(report, engine.address, [engine.proc.pid], Path(tmp))
         finally:
             stack.stop()
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         for key, value in report.items():
-            print(f"{key:>32}: {value}")
+            print(f"{key:>40}: {value}")
     return 0
 
 
-def _redis_cpu_seconds() -> float:
+def _floor(
+    report: dict[str, Any], address: str, engine_pids: list[int], tmp: Path
+) -> dict[str, Any]:
+    """The floor of a decision, measured now, and the path's cost over it.
+
+    The path's cost of a decision: a match alone, less its sandboxes' start-up (measured
+    apart, as the runner starts them), over the match's decisions; both per decision of
+    the game (every seat decision, forced ones too: what the path plays) and per decision
+    relayed to a bot. The floor: one ping on the engine's ApplyActions stream and back
+    plus one line through a sandboxed process and back. In CPU too (wall time on a busy
+    machine says little): the engine's and the runner's CPU a relayed decision over what
+    the engine and its client spend on a ping.
+    """
+    from heights_cli import bench_floor
+
+    start_ms = bench_floor.match_start_ms(tmp / "starts", "greedy", 4, STARTS)
+    echo_ms = bench_floor.echo_start_ms(tmp / "echo-start", STARTS)
+    pipe_us = bench_floor.sandbox_pipe_us(tmp / "echo")
+    ping = bench_floor.stream_ping(address, engine_pids)
+    rpc_us = bench_floor.empty_rpc_us(address)
+    floor_us = ping.round_trip_us + pipe_us
+    path_s = report["match_seconds_whole_path"] - start_ms / 1000.0
+    per_decision_us = path_s / report["decisions_per_match"] * 1e6
+    per_relayed_us = path_s / max(1, report["decisions_relayed_per_match"]) * 1e6
+    in_process_us = report["match_seconds_in_process"] / report["decisions_per_match"] * 1e6
+    relayed = report["decisions_relayed_per_match"] / report["decisions_per_match"]
+    cpu_us = (
+        report["engine_cpu_us_per_relayed_decision"] + report["runner_cpu_us_per_relayed_decision"]
+    )
+    ping_cpu_us = ping.engine_cpu_us + ping.client_cpu_us
+    return {
+        "sandbox_start_ms_bare_python": round(echo_ms, 1),
+        "match_start_ms_4_greedy": round(start_ms, 1),
+        "empty_rpc_round_trip_us": round(rpc_us),
+        "stream_ping_round_trip_us": round(ping.round_trip_us),
+        "sandbox_pipe_round_trip_us": round(pipe_us),
+        "floor_us_per_decision": round(floor_us),
+        "in_process_us_per_decision": round(in_process_us, 1),
+        "path_us_per_decision": round(per_decision_us),
+        "path_us_per_relayed_decision": round(per_relayed_us),
+        "path_over_floor": round(per_decision_us / floor_us, 2),
+        "path_over_floor_relayed": round(per_relayed_us / floor_us, 2),
+        "stream_ping_cpu_us_engine": round(ping.engine_cpu_us),
+        "stream_ping_cpu_us_client": round(ping.client_cpu_us),
+        # Engine and runner CPU a decision of the game (a forced one costs a share of the
+        # message it rode on) over the CPU of a ping: the same ratio, robust to load.
+        "cpu_path_over_floor": round(cpu_us * relayed / ping_cpu_us, 2),
+        "cpu_path_over_floor_relayed": round(cpu_us / ping_cpu_us, 2),
+    }
+
+
+def _redis_cpu_seconds(url: str) -> float:
     import redis
 
-    info = redis.Redis.from_url(REDIS).info("cpu")
+    info = redis.Redis.from_url(url).info("cpu")
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def _counts(results: list[dict[str, Any]]) -> dict[str, float]:
+    """Steps a match by kind, from the replays; relayed: the decisions bots were sent."""
+    from heights_cli.bench_floor import step_counts
+
+    counts = [step_counts(base64.b64decode(r["replay_b64"])) for r in results]
+    n = max(1, len(results))
+    relayed = sum(seat["moves"] for r in results for seat in r["seats"])
+    return {
+        "decisions_per_match": sum(c.decisions for c in counts) / n,
+        "forced_decisions_per_match": sum(c.forced for c in counts) / n,
+        "chance_steps_per_match": sum(c.chance for c in counts) / n,
+        "decisions_relayed_per_match": relayed / n,
+    }
+
+
+def _alone(
+    client: Any, specs: list[Any], engine_pids: list[int], runner_pids: list[int]
+) -> dict[str, Any]:
+    """Matches one at a time (the path's cost, not contention's), with CPU by part."""
+    from heights_cli.cpu_usage import tree_seconds, tree_split_seconds
+
+    # The runner's own processes, without their sandboxes (whose CPU cannot be read
+    # reliably: an ended bot's time dies with its sandbox's PID namespace).
+    engine0, (runner0, _) = tree_seconds(engine_pids), tree_split_seconds(runner_pids, "bwrap")
+    seconds, results = [], []
+    for spec in specs:
+        client.submit(spec)
+        [result] = client.results(1, timeout=300)
+        seconds.append(float(result["seconds"]))
+        results.append(result)
+    engine1, (runner1, _) = tree_seconds(engine_pids), tree_split_seconds(runner_pids, "bwrap")
+    counts = _counts(results)
+    relayed = counts["decisions_relayed_per_match"] * len(specs)
+    return {
+        "match_seconds_whole_path": sum(seconds) / len(seconds),
+        **counts,
+        # Per message the runner sent the engine (one a relayed decision), start-up and
+        # finishing included: what each part spends a decision.
+        "engine_cpu_us_per_relayed_decision": round((engine1 - engine0) / relayed * 1e6),
+        "runner_cpu_us_per_relayed_decision": round((runner1 - runner0) / relayed * 1e6),
+    }
 
 
 def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
@@ -167,43 +218,43 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
 ) -> dict[str, Any]:
     from heights_cli.cpu_usage import busy_seconds, stolen_seconds, tree_seconds
 
-    specs = _specs(args.matches, args.seed)
-    client.submit(_specs(1, args.seed + 999)[0])  # warm-up: imports, bot cache
+    forced = not args.ask_forced
+    specs = _specs(args.matches, args.seed, forced)
+    client.submit(_specs(1, args.seed + 999, forced)[0])  # warm-up: imports, bot cache
     client.results(1, timeout=120)
-    alone = []
-    for spec in specs:  # one at a time: the overhead of the path, not of contention
-        client.submit(spec)
-        [result] = client.results(1, timeout=300)
-        alone.append(float(result["seconds"]))
+    stolen_alone0, alone_started = stolen_seconds(), time.perf_counter()
+    alone = _alone(client, specs, engine_pids, [r.proc.pid for r in runners])
+    stolen_alone = (stolen_seconds() - stolen_alone0) / (time.perf_counter() - alone_started)
     baseline = in_process_seconds(specs)
     for i in range(2, args.workers + 1):
         runners.append(stack.runner(f"runner-{i}", **env))
     runner_pids = [r.proc.pid for r in runners]
-    batch = _specs(args.throughput_matches, args.seed + 500)
+    batch = _specs(args.throughput_matches, args.seed + 500, forced)
     # CPU by part while the batch runs: the workers' trees hold the bots (bubblewrap and
     # the runner wait for theirs, so an ended bot's time lands in its parent's counts).
-    cpu0 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds())
+    cpu0 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds(args.redis))
     busy0, stolen0 = busy_seconds(), stolen_seconds()
     start = time.perf_counter()
     for spec in batch:
         client.submit(spec)
     done = client.results(len(batch), timeout=300)
     elapsed = time.perf_counter() - start
-    cpu1 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds())
+    cpu1 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds(args.redis))
     busy, stolen = busy_seconds() - busy0, stolen_seconds() - stolen0
     engine_s, runners_s, redis_s = (b - a for a, b in zip(cpu0, cpu1, strict=True))
     n = len(done)
-    decisions = sum(seat["moves"] for result in done for seat in result["seats"]) / max(1, n)
-    mean_alone = sum(alone) / len(alone)
     mean_base = sum(baseline) / len(baseline)
+    mean_alone = alone.pop("match_seconds_whole_path")
     return {
+        "play_forced": forced,
         "match_seconds_whole_path": round(mean_alone, 3),
         "match_seconds_in_process": round(mean_base, 4),
         "overhead_factor": round(mean_alone / mean_base, 1),
+        **{k: round(v, 1) if isinstance(v, float) else v for k, v in alone.items()},
+        "machine_cores_stolen_alone": round(stolen_alone, 2),
         "worker_processes": args.workers,
         "throughput_matches": n,
         "matches_per_minute": round(60 * n / elapsed, 1),
-        "decisions_per_match": round(decisions),
         "cpu_s_per_match_engine": round(engine_s / n, 3),
         "cpu_s_per_match_workers_and_bots": round(runners_s / n, 3),
         "cpu_s_per_match_redis": round(redis_s / n, 3),
@@ -212,4 +263,5 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
         # On a virtual machine: cores the hypervisor gave to others meanwhile. Numbers
         # from runs with much of this are not comparable with quiet runs.
         "machine_cores_stolen": round(stolen / elapsed, 2),
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }

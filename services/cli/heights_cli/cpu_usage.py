@@ -67,6 +67,40 @@ def tree_seconds(roots: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def tree_split_seconds(roots: list[int], boundary: str) -> tuple[float, float]:
+    """`tree_seconds` of `roots` split in two: the processes outside any subtree whose
+    root's command name is `boundary` (say `bwrap`: the runner without its bots), and
+    everything under such subtrees, ended ones included (their parents waited for them).
+    """
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    names: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                head, tail = Path(entry, "stat").read_text().rsplit(")", 1)
+                pid = int(entry.name)
+                stats[pid], names[pid] = tail.split(), head.split("(", 1)[1]
+                children.setdefault(int(stats[pid][1]), []).append(pid)
+    outside = inside = 0
+    todo, seen = [(pid, False) for pid in roots], set()
+    while todo:
+        pid, under = todo.pop()
+        if pid in seen or pid not in stats:
+            continue
+        seen.add(pid)
+        under = under or names[pid] == boundary
+        own, waited = stats[pid][11:13], stats[pid][13:15]
+        if under:
+            inside += sum(int(v) for v in (*own, *waited))
+        else:  # a waited-for child of the runner is an ended sandbox: its bot's time
+            outside += sum(int(v) for v in own)
+            inside += sum(int(v) for v in waited)
+        todo += [(child, under) for child in children.get(pid, [])]
+    tick = os.sysconf("SC_CLK_TCK")
+    return outside / tick, inside / tick
+
+
 def pids_named(command: str) -> list[int]:
     """Processes whose command name (/proc/PID/comm) is `command`."""
     found = []

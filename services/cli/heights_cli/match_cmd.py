@@ -83,6 +83,11 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="run untrusted bots without bubblewrap (local development only)",
     )
     p.add_argument("--cache-dir", type=Path, default=Path("var/bots"), help="unpacked bots")
+    p.add_argument(
+        "--ask-forced",
+        action="store_true",
+        help="send the bots decisions with a single legal action too (the platform does not)",
+    )
     add_rule_options(p)
 
 
@@ -94,9 +99,16 @@ def _base(args: argparse.Namespace, players: int, solo: bool) -> Any:
     limits = TimeLimits(**{name: ms for name, ms in given.items() if ms is not None})
     seed = args.seed if args.seed is not None else secrets.randbits(SEED_BITS)
     placeholder: Any = ()
-    return MatchSpec(
-        uuid.uuid4().hex[:12], seed, placeholder, solo=solo, options=options, limits=limits
-    ), players
+    spec = MatchSpec(
+        uuid.uuid4().hex[:12],
+        seed,
+        placeholder,
+        solo=solo,
+        options=options,
+        limits=limits,
+        play_forced=not args.ask_forced,
+    )
+    return spec, players
 
 
 def _policy(args: argparse.Namespace) -> Any:

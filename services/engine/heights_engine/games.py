@@ -100,16 +100,36 @@ def check_id(value: str, what: str) -> str:
     return value
 
 
-def play(state: GameState, action: int, actions: list[int], actors: list[int]) -> None:
-    """Apply `action`, then every chance step after it, recording each with its actor."""
+def play(
+    state: GameState,
+    action: int,
+    actions: list[int],
+    actors: list[int],
+    forced_for: frozenset[int] = frozenset(),
+) -> None:
+    """Apply `action`, then every chance step after it, recording each with its actor.
+
+    With `forced_for`, a decision of one of those seats that has a single legal action is
+    played too, as a chance step is (docs/engine-service.md, "Forced decisions"): it is
+    recorded with its seat as the actor, exactly as if the seat had chosen it.
+    """
     actors.append(state.current_player())
     state.apply(action)
     actions.append(action)
-    while state.current_player() == CHANCE:
-        roll = state.legal_actions()[0]
-        actors.append(CHANCE)
-        state.apply(roll)
-        actions.append(roll)
+    while True:
+        mover = state.current_player()
+        if mover == CHANCE:
+            step = state.legal_actions()[0]
+        elif mover in forced_for:  # never TERMINAL, which is no seat
+            legal = state.legal_actions()
+            if len(legal) != 1:
+                return
+            step = legal[0]
+        else:
+            return
+        actors.append(mover)
+        state.apply(step)
+        actions.append(step)
 
 
 class Games:
@@ -196,6 +216,7 @@ class Games:
         with_view: bool = True,
         view_tokens: Sequence[str] = (),
         view_bases: Sequence[int] = (),
+        play_forced: bool = False,
     ) -> Applied:
         """Play a seat's action: the steps appended and the game as it is right after.
 
@@ -203,6 +224,8 @@ class Games:
         checked on it and appended without reading the log first, because the append
         itself succeeds only if the log still has `expected` actions (so the cache was
         current). Any refusal on that path is decided again on a caught-up state.
+        With `play_forced`, the decisions with a single legal action that follow, of the
+        seats whose tokens the caller named, are played and appended in the same batch.
         """
         check_id(game_id, "game_id")
         if expected < 0:  # malformed, not a race a retry could win
@@ -221,13 +244,14 @@ class Games:
                 "BAD_VIEW_BASES", f"view_bases needs one entry per seat ({live.config.players})"
             )
         action = _resolve(action_id, text)
+        forced_for = frozenset(held) if play_forced else frozenset()
         async with live.lock:
             fresh = expected != live.sequence
             if fresh:
                 await self._caught_up(live)
             while True:
                 try:
-                    work, actions, actors = self._tried(live, expected, seat, action)
+                    work, actions, actors = self._tried(live, expected, seat, action, forced_for)
                     await self.store.append(game_id, expected, actions, work.is_terminal())
                     break
                 except EngineError:
@@ -255,8 +279,10 @@ class Games:
                 view=live.view(seat) if with_view else None,
                 next_view=next_view,
             )
+        forced = sum(1 for actor in actors[1:] if actor != CHANCE)
         metrics.DECISIONS.inc()
-        metrics.CHANCE_STEPS.inc(len(actions) - 1)
+        metrics.FORCED_DECISIONS.inc(forced)
+        metrics.CHANCE_STEPS.inc(len(actions) - 1 - forced)
         return applied
 
     def _patched(self, game_id: str, view: View, held: int) -> View:
@@ -281,7 +307,7 @@ class Games:
 
     @staticmethod
     def _tried(
-        live: LiveGame, expected: int, seat: int, action: int
+        live: LiveGame, expected: int, seat: int, action: int, forced_for: frozenset[int]
     ) -> tuple[GameState, list[int], list[int]]:
         """The state after `action` (on a copy) with the steps it leads to, if allowed."""
         if live.state.is_terminal():
@@ -298,7 +324,7 @@ class Games:
         actions: list[int] = []
         actors: list[int] = []
         try:
-            play(work, action, actions, actors)
+            play(work, action, actions, actors, forced_for)
         except IllegalActionError as err:
             raise EngineError(Code.FAILED_PRECONDITION, "ILLEGAL_ACTION", str(err)) from None
         return work, actions, actors

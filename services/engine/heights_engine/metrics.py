@@ -40,6 +40,7 @@ REDIS_COMMANDS = Counter(
 UNKNOWN_CALLS = CALLS.labels(OTHER, "UNIMPLEMENTED")
 CACHE_HIT, CACHE_MISS = CACHE.labels("hit"), CACHE.labels("miss")
 DECISIONS, CHANCE_STEPS = ACTIONS.labels("decision"), ACTIONS.labels("chance")
+FORCED_DECISIONS = ACTIONS.labels("forced")  # played by the engine (ApplyAction play_forced)
 
 
 def serve_metrics(port: int, address: str) -> None:

@@ -26,6 +26,7 @@ Context = aio.ServicerContext[Any, Any]
 P = ParamSpec("P")
 R = TypeVar("R")
 STREAM_POLL_SECONDS = 15.0
+PONG = pb.ApplyActionsResponse(pong=True)  # the answer to every ping on ApplyActions
 
 
 async def _refuse(context: Context, err: BaseException, method: str, game_id: str) -> NoReturn:
@@ -123,6 +124,9 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
         game_id = ""
         try:
             async for message in requests:
+                if message.ping and not message.HasField("request"):
+                    yield PONG
+                    continue
                 game_id = message.request.game_id
                 try:
                     response = await self._apply(message.request)
@@ -146,6 +150,7 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
             with_view=not request.omit_view,
             view_tokens=list(request.view_tokens),
             view_bases=list(request.view_bases),
+            play_forced=request.play_forced,
         )
         # DEBUG, not INFO: a line per action is the busiest log of the service and cost
         # a measurable share of ApplyAction's time under load (loadtests/README.md).

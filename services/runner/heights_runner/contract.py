@@ -133,6 +133,10 @@ class MatchSpec:
     catalogue: str = DEFAULT_CATALOGUE
     limits: TimeLimits = TimeLimits()
     reply_to: str = TASK_RECORD_RESULT  # task that receives the result; "" for none
+    # Decisions with a single legal action are played by the engine, never sent to the
+    # bot (docs/bot-protocol.md, "Forced decisions"). The platform leaves it on for every
+    # match, so every rated game is played under the same rule.
+    play_forced: bool = True
 
     @property
     def players(self) -> int:
@@ -156,6 +160,7 @@ class MatchSpec:
             catalogue=str(data.get("catalogue", DEFAULT_CATALOGUE)),
             limits=TimeLimits(**_known(TimeLimits, dict(data.get("limits", {})))),
             reply_to=str(data.get("reply_to", TASK_RECORD_RESULT)),
+            play_forced=bool(data.get("play_forced", True)),
         )
 
 

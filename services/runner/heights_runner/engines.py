@@ -109,7 +109,8 @@ class Engine(Protocol):
         ...
 
     def apply(self, seat: int, action: int) -> None:
-        """Play `action` for `seat` (chance steps that follow are rolled by the engine)."""
+        """Play `action` for `seat` (chance steps that follow are rolled by the engine, and
+        with the spec's `play_forced` the forced decisions that follow are played)."""
         ...
 
     def finish(self) -> Finished: ...
@@ -138,16 +139,25 @@ class LocalEngine:
         self._salt = secrets.token_bytes(16)
         self.commitment = tokens.commitment(spec.seed, self._salt)
         self.patch_seats: set[int] = set()
+        self._play_forced = spec.play_forced
         state = new_game(game_config(spec), spec.seed)
         self._rec = Recorder(state, [seat.name for seat in spec.seats])
         # Seat -> (step, observation) of the last view handed out, as the service keeps.
         self._bases: dict[int, tuple[int, dict[str, Any]]] = {}
-        self._roll()
+        self._roll(forced=False)  # as the service's CreateGame: chance steps only
 
-    def _roll(self) -> None:
+    def _roll(self, *, forced: bool) -> None:
+        """Chance steps, and with `forced` the decisions that have one legal action (as
+        the service's ApplyAction with `play_forced`: this runner holds every seat)."""
         state = self._rec.state
-        while state.current_player() == CHANCE:
-            self._rec.apply(state.legal_actions()[0])
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                self._rec.apply(state.legal_actions()[0])
+                continue
+            legal = state.legal_actions() if forced else ()
+            if len(legal) != 1:
+                return
+            self._rec.apply(legal[0])
 
     def to_move(self) -> int:
         seat = self._rec.state.current_player()
@@ -181,7 +191,7 @@ class LocalEngine:
             raise EngineRefusedError(f"action {action} at step {step}: {err}") from None
         except Exception as err:
             raise EngineFaultError(f"rules core failed at step {step}: {err!r}") from err
-        self._roll()
+        self._roll(forced=self._play_forced)
 
     def finish(self) -> Finished:
         state = self._rec.state

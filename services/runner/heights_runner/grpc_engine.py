@@ -145,6 +145,7 @@ class GrpcEngine:
         self.game_id = created.game.game_id
         self.commitment = created.game.seed.commitment_sha256
         self._tokens = list(created.seat_tokens)
+        self._play_forced = spec.play_forced
         self.patch_seats: set[int] = set()
         # Per seat, the sequence of the last view handed out for it (-1: none), the base
         # of the next patch when the seat takes patches.
@@ -202,6 +203,7 @@ class GrpcEngine:
             view_bases=[b if s in self.patch_seats else -1 for s, b in enumerate(self._bases)]
             if self.patch_seats
             else [],
+            play_forced=self._play_forced,
         )
         self._next = None
         try:

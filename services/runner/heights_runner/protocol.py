@@ -48,6 +48,8 @@ def hello(spec: MatchSpec, seat: int) -> str:
             "options": spec.options,
             "catalogue": spec.catalogue,
             "features": list(FEATURES),
+            # Whether decisions with a single legal action are played without a `decide`.
+            "forced_played": spec.play_forced,
             "limits": {
                 "move_ms": limits.move_ms,
                 "bank_ms": limits.bank_ms,

@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 from heights_engine.proto import game_pb2 as rollingheights_dot_engine_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n-rollingheights/engine/v1/engine_service.proto\x12\x18rollingheights.engine.v1\x1a#rollingheights/engine/v1/game.proto\"\x8d\x01\n\x11\x43reateGameRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x34\n\x06\x63onfig\x18\x02 \x01(\x0b\x32$.rollingheights.engine.v1.GameConfig\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x00\x88\x01\x01\x12\x12\n\nseat_names\x18\x04 \x03(\tB\x07\n\x05_seed\"[\n\x12\x43reateGameResponse\x12\x30\n\x04game\x18\x01 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\"5\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"C\n\x0fGetGameResponse\x12\x30\n\x04game\x18\x01 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\">\n\x17ListLegalActionsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"\x82\x01\n\x18ListLegalActionsResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x0f\n\x07to_move\x18\x02 \x01(\x05\x12\x31\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32 .rollingheights.engine.v1.Action\x12\x10\n\x08\x64\x65\x63ision\x18\x04 \x01(\t\"\xc2\x01\n\x12\x41pplyActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x19\n\x11\x65xpected_sequence\x18\x03 \x01(\x03\x12\x30\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32 .rollingheights.engine.v1.Action\x12\x11\n\tomit_view\x18\x05 \x01(\x08\x12\x13\n\x0bview_tokens\x18\x06 \x03(\t\x12\x12\n\nview_bases\x18\x07 \x03(\x03\"\x89\x02\n\x13\x41pplyActionResponse\x12-\n\x05steps\x18\x01 \x03(\x0b\x32\x1e.rollingheights.engine.v1.Step\x12\x30\n\x04game\x18\x02 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x0f\n\x07to_move\x18\x04 \x01(\x05\x12\x37\n\rlegal_actions\x18\x05 \x03(\x0b\x32 .rollingheights.engine.v1.Action\x12\x35\n\tnext_view\x18\x06 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\"T\n\x13\x41pplyActionsRequest\x12=\n\x07request\x18\x01 \x01(\x0b\x32,.rollingheights.engine.v1.ApplyActionRequest\"W\n\x14\x41pplyActionsResponse\x12?\n\x08response\x18\x01 \x01(\x0b\x32-.rollingheights.engine.v1.ApplyActionResponse\"V\n\x17StreamGameEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x03 \x01(\x03\"z\n\x18StreamGameEventsResponse\x12,\n\x04step\x18\x01 \x01(\x0b\x32\x1e.rollingheights.engine.v1.Step\x12\x30\n\x04game\x18\x02 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\"#\n\x10GetReplayRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"I\n\x11GetReplayResponse\x12\x0e\n\x06replay\x18\x01 \x01(\x0c\x12\x15\n\rreplay_sha256\x18\x02 \x01(\t\x12\r\n\x05steps\x18\x03 \x01(\x03\"%\n\x13VerifyReplayRequest\x12\x0e\n\x06replay\x18\x01 \x01(\x0c\"r\n\x14VerifyReplayResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\r\n\x05steps\x18\x02 \x01(\x03\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x1b\n\x0e\x66irst_bad_step\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x11\n\x0f_first_bad_step\"V\n\x15GetStateAtStepRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04step\x18\x02 \x01(\x03\x12\x13\n\x06viewer\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\t\n\x07_viewer\"}\n\x16GetStateAtStepResponse\x12\x30\n\x04game\x18\x01 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\x12\x31\n\tlast_step\x18\x02 \x01(\x0b\x32\x1e.rollingheights.engine.v1.Step\"3\n\x11\x44\x65leteGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05\x66orce\x18\x02 \x01(\x08\"\x14\n\x12\x44\x65leteGameResponse2\xe2\x08\n\rEngineService\x12g\n\nCreateGame\x12+.rollingheights.engine.v1.CreateGameRequest\x1a,.rollingheights.engine.v1.CreateGameResponse\x12^\n\x07GetGame\x12(.rollingheights.engine.v1.GetGameRequest\x1a).rollingheights.engine.v1.GetGameResponse\x12y\n\x10ListLegalActions\x12\x31.rollingheights.engine.v1.ListLegalActionsRequest\x1a\x32.rollingheights.engine.v1.ListLegalActionsResponse\x12j\n\x0b\x41pplyAction\x12,.rollingheights.engine.v1.ApplyActionRequest\x1a-.rollingheights.engine.v1.ApplyActionResponse\x12q\n\x0c\x41pplyActions\x12-.rollingheights.engine.v1.ApplyActionsRequest\x1a..rollingheights.engine.v1.ApplyActionsResponse(\x01\x30\x01\x12{\n\x10StreamGameEvents\x12\x31.rollingheights.engine.v1.StreamGameEventsRequest\x1a\x32.rollingheights.engine.v1.StreamGameEventsResponse0\x01\x12\x64\n\tGetReplay\x12*.rollingheights.engine.v1.GetReplayRequest\x1a+.rollingheights.engine.v1.GetReplayResponse\x12m\n\x0cVerifyReplay\x12-.rollingheights.engine.v1.VerifyReplayRequest\x1a..rollingheights.engine.v1.VerifyReplayResponse\x12s\n\x0eGetStateAtStep\x12/.rollingheights.engine.v1.GetStateAtStepRequest\x1a\x30.rollingheights.engine.v1.GetStateAtStepResponse\x12g\n\nDeleteGame\x12+.rollingheights.engine.v1.DeleteGameRequest\x1a,.rollingheights.engine.v1.DeleteGameResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n-rollingheights/engine/v1/engine_service.proto\x12\x18rollingheights.engine.v1\x1a#rollingheights/engine/v1/game.proto\"\x8d\x01\n\x11\x43reateGameRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x34\n\x06\x63onfig\x18\x02 \x01(\x0b\x32$.rollingheights.engine.v1.GameConfig\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x00\x88\x01\x01\x12\x12\n\nseat_names\x18\x04 \x03(\tB\x07\n\x05_seed\"[\n\x12\x43reateGameResponse\x12\x30\n\x04game\x18\x01 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\"5\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"C\n\x0fGetGameResponse\x12\x30\n\x04game\x18\x01 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\">\n\x17ListLegalActionsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"\x82\x01\n\x18ListLegalActionsResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x0f\n\x07to_move\x18\x02 \x01(\x05\x12\x31\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32 .rollingheights.engine.v1.Action\x12\x10\n\x08\x64\x65\x63ision\x18\x04 \x01(\t\"\xd7\x01\n\x12\x41pplyActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x19\n\x11\x65xpected_sequence\x18\x03 \x01(\x03\x12\x30\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32 .rollingheights.engine.v1.Action\x12\x11\n\tomit_view\x18\x05 \x01(\x08\x12\x13\n\x0bview_tokens\x18\x06 \x03(\t\x12\x12\n\nview_bases\x18\x07 \x03(\x03\x12\x13\n\x0bplay_forced\x18\x08 \x01(\x08\"\x89\x02\n\x13\x41pplyActionResponse\x12-\n\x05steps\x18\x01 \x03(\x0b\x32\x1e.rollingheights.engine.v1.Step\x12\x30\n\x04game\x18\x02 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12\x0f\n\x07to_move\x18\x04 \x01(\x05\x12\x37\n\rlegal_actions\x18\x05 \x03(\x0b\x32 .rollingheights.engine.v1.Action\x12\x35\n\tnext_view\x18\x06 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\"b\n\x13\x41pplyActionsRequest\x12=\n\x07request\x18\x01 \x01(\x0b\x32,.rollingheights.engine.v1.ApplyActionRequest\x12\x0c\n\x04ping\x18\x02 \x01(\x08\"e\n\x14\x41pplyActionsResponse\x12?\n\x08response\x18\x01 \x01(\x0b\x32-.rollingheights.engine.v1.ApplyActionResponse\x12\x0c\n\x04pong\x18\x02 \x01(\x08\"V\n\x17StreamGameEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x03 \x01(\x03\"z\n\x18StreamGameEventsResponse\x12,\n\x04step\x18\x01 \x01(\x0b\x32\x1e.rollingheights.engine.v1.Step\x12\x30\n\x04game\x18\x02 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\"#\n\x10GetReplayRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"I\n\x11GetReplayResponse\x12\x0e\n\x06replay\x18\x01 \x01(\x0c\x12\x15\n\rreplay_sha256\x18\x02 \x01(\t\x12\r\n\x05steps\x18\x03 \x01(\x03\"%\n\x13VerifyReplayRequest\x12\x0e\n\x06replay\x18\x01 \x01(\x0c\"r\n\x14VerifyReplayResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\r\n\x05steps\x18\x02 \x01(\x03\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x1b\n\x0e\x66irst_bad_step\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x11\n\x0f_first_bad_step\"V\n\x15GetStateAtStepRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04step\x18\x02 \x01(\x03\x12\x13\n\x06viewer\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\t\n\x07_viewer\"}\n\x16GetStateAtStepResponse\x12\x30\n\x04game\x18\x01 \x01(\x0b\x32\".rollingheights.engine.v1.GameView\x12\x31\n\tlast_step\x18\x02 \x01(\x0b\x32\x1e.rollingheights.engine.v1.Step\"3\n\x11\x44\x65leteGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\r\n\x05\x66orce\x18\x02 \x01(\x08\"\x14\n\x12\x44\x65leteGameResponse2\xe2\x08\n\rEngineService\x12g\n\nCreateGame\x12+.rollingheights.engine.v1.CreateGameRequest\x1a,.rollingheights.engine.v1.CreateGameResponse\x12^\n\x07GetGame\x12(.rollingheights.engine.v1.GetGameRequest\x1a).rollingheights.engine.v1.GetGameResponse\x12y\n\x10ListLegalActions\x12\x31.rollingheights.engine.v1.ListLegalActionsRequest\x1a\x32.rollingheights.engine.v1.ListLegalActionsResponse\x12j\n\x0b\x41pplyAction\x12,.rollingheights.engine.v1.ApplyActionRequest\x1a-.rollingheights.engine.v1.ApplyActionResponse\x12q\n\x0c\x41pplyActions\x12-.rollingheights.engine.v1.ApplyActionsRequest\x1a..rollingheights.engine.v1.ApplyActionsResponse(\x01\x30\x01\x12{\n\x10StreamGameEvents\x12\x31.rollingheights.engine.v1.StreamGameEventsRequest\x1a\x32.rollingheights.engine.v1.StreamGameEventsResponse0\x01\x12\x64\n\tGetReplay\x12*.rollingheights.engine.v1.GetReplayRequest\x1a+.rollingheights.engine.v1.GetReplayResponse\x12m\n\x0cVerifyReplay\x12-.rollingheights.engine.v1.VerifyReplayRequest\x1a..rollingheights.engine.v1.VerifyReplayResponse\x12s\n\x0eGetStateAtStep\x12/.rollingheights.engine.v1.GetStateAtStepRequest\x1a\x30.rollingheights.engine.v1.GetStateAtStepResponse\x12g\n\nDeleteGame\x12+.rollingheights.engine.v1.DeleteGameRequest\x1a,.rollingheights.engine.v1.DeleteGameResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,33 +46,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=538
   _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=668
   _globals['_APPLYACTIONREQUEST']._serialized_start=671
-  _globals['_APPLYACTIONREQUEST']._serialized_end=865
-  _globals['_APPLYACTIONRESPONSE']._serialized_start=868
-  _globals['_APPLYACTIONRESPONSE']._serialized_end=1133
-  _globals['_APPLYACTIONSREQUEST']._serialized_start=1135
-  _globals['_APPLYACTIONSREQUEST']._serialized_end=1219
-  _globals['_APPLYACTIONSRESPONSE']._serialized_start=1221
-  _globals['_APPLYACTIONSRESPONSE']._serialized_end=1308
-  _globals['_STREAMGAMEEVENTSREQUEST']._serialized_start=1310
-  _globals['_STREAMGAMEEVENTSREQUEST']._serialized_end=1396
-  _globals['_STREAMGAMEEVENTSRESPONSE']._serialized_start=1398
-  _globals['_STREAMGAMEEVENTSRESPONSE']._serialized_end=1520
-  _globals['_GETREPLAYREQUEST']._serialized_start=1522
-  _globals['_GETREPLAYREQUEST']._serialized_end=1557
-  _globals['_GETREPLAYRESPONSE']._serialized_start=1559
-  _globals['_GETREPLAYRESPONSE']._serialized_end=1632
-  _globals['_VERIFYREPLAYREQUEST']._serialized_start=1634
-  _globals['_VERIFYREPLAYREQUEST']._serialized_end=1671
-  _globals['_VERIFYREPLAYRESPONSE']._serialized_start=1673
-  _globals['_VERIFYREPLAYRESPONSE']._serialized_end=1787
-  _globals['_GETSTATEATSTEPREQUEST']._serialized_start=1789
-  _globals['_GETSTATEATSTEPREQUEST']._serialized_end=1875
-  _globals['_GETSTATEATSTEPRESPONSE']._serialized_start=1877
-  _globals['_GETSTATEATSTEPRESPONSE']._serialized_end=2002
-  _globals['_DELETEGAMEREQUEST']._serialized_start=2004
-  _globals['_DELETEGAMEREQUEST']._serialized_end=2055
-  _globals['_DELETEGAMERESPONSE']._serialized_start=2057
-  _globals['_DELETEGAMERESPONSE']._serialized_end=2077
-  _globals['_ENGINESERVICE']._serialized_start=2080
-  _globals['_ENGINESERVICE']._serialized_end=3202
+  _globals['_APPLYACTIONREQUEST']._serialized_end=886
+  _globals['_APPLYACTIONRESPONSE']._serialized_start=889
+  _globals['_APPLYACTIONRESPONSE']._serialized_end=1154
+  _globals['_APPLYACTIONSREQUEST']._serialized_start=1156
+  _globals['_APPLYACTIONSREQUEST']._serialized_end=1254
+  _globals['_APPLYACTIONSRESPONSE']._serialized_start=1256
+  _globals['_APPLYACTIONSRESPONSE']._serialized_end=1357
+  _globals['_STREAMGAMEEVENTSREQUEST']._serialized_start=1359
+  _globals['_STREAMGAMEEVENTSREQUEST']._serialized_end=1445
+  _globals['_STREAMGAMEEVENTSRESPONSE']._serialized_start=1447
+  _globals['_STREAMGAMEEVENTSRESPONSE']._serialized_end=1569
+  _globals['_GETREPLAYREQUEST']._serialized_start=1571
+  _globals['_GETREPLAYREQUEST']._serialized_end=1606
+  _globals['_GETREPLAYRESPONSE']._serialized_start=1608
+  _globals['_GETREPLAYRESPONSE']._serialized_end=1681
+  _globals['_VERIFYREPLAYREQUEST']._serialized_start=1683
+  _globals['_VERIFYREPLAYREQUEST']._serialized_end=1720
+  _globals['_VERIFYREPLAYRESPONSE']._serialized_start=1722
+  _globals['_VERIFYREPLAYRESPONSE']._serialized_end=1836
+  _globals['_GETSTATEATSTEPREQUEST']._serialized_start=1838
+  _globals['_GETSTATEATSTEPREQUEST']._serialized_end=1924
+  _globals['_GETSTATEATSTEPRESPONSE']._serialized_start=1926
+  _globals['_GETSTATEATSTEPRESPONSE']._serialized_end=2051
+  _globals['_DELETEGAMEREQUEST']._serialized_start=2053
+  _globals['_DELETEGAMEREQUEST']._serialized_end=2104
+  _globals['_DELETEGAMERESPONSE']._serialized_start=2106
+  _globals['_DELETEGAMERESPONSE']._serialized_end=2126
+  _globals['_ENGINESERVICE']._serialized_start=2129
+  _globals['_ENGINESERVICE']._serialized_end=3251
 # @@protoc_insertion_point(module_scope)

@@ -215,6 +215,7 @@ class ApplyActionRequest(_message.Message):
     OMIT_VIEW_FIELD_NUMBER: _builtins.int
     VIEW_TOKENS_FIELD_NUMBER: _builtins.int
     VIEW_BASES_FIELD_NUMBER: _builtins.int
+    PLAY_FORCED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     seat_token: _builtins.str
@@ -226,6 +227,15 @@ class ApplyActionRequest(_message.Message):
     omit_view: _builtins.bool
     """Leave the response's `game` view unset (building and sending the full observation is
     most of the call's cost); `sequence`, `to_move` and `legal_actions` are set either way.
+    """
+    play_forced: _builtins.bool
+    """Play forced decisions (docs/engine-service.md, "Forced decisions"): after the action
+    and its chance steps, every decision that has a single legal action and belongs to a
+    seat this request holds the token of (`seat_token` or `view_tokens`) is played too,
+    as chance steps are, until a decision with a choice, another seat's decision or the
+    end. They are in `steps`, each with its seat as the actor, and in the game's log and
+    replay exactly as if the seat had chosen them. False: only the action and its chance
+    steps, as before.
     """
     @_builtins.property
     def action(self) -> _game_pb2.Action:
@@ -263,10 +273,11 @@ class ApplyActionRequest(_message.Message):
         omit_view: _builtins.bool = ...,
         view_tokens: _abc.Iterable[_builtins.str] | None = ...,
         view_bases: _abc.Iterable[_builtins.int] | None = ...,
+        play_forced: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "expected_sequence", b"expected_sequence", "game_id", b"game_id", "omit_view", b"omit_view", "seat_token", b"seat_token", "view_bases", b"view_bases", "view_tokens", b"view_tokens"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "expected_sequence", b"expected_sequence", "game_id", b"game_id", "omit_view", b"omit_view", "play_forced", b"play_forced", "seat_token", b"seat_token", "view_bases", b"view_bases", "view_tokens", b"view_tokens"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -290,7 +301,9 @@ class ApplyActionResponse(_message.Message):
     """The seat to move now; -1 when the game is over."""
     @_builtins.property
     def steps(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Step]:
-        """The steps appended: the action, then the chance steps that followed it."""
+        """The steps appended: the action, then the chance steps that followed it (and the
+        forced decisions played, when the request set `play_forced`).
+        """
 
     @_builtins.property
     def game(self) -> _game_pb2.GameView:
@@ -333,6 +346,12 @@ class ApplyActionsRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     REQUEST_FIELD_NUMBER: _builtins.int
+    PING_FIELD_NUMBER: _builtins.int
+    ping: _builtins.bool
+    """A ping instead of an action (`request` unset): answered at once with a response
+    whose `pong` is set, nothing read or applied. What a message on the stream costs
+    with no work at all, the floor `heights bench-runner` measures a decision against.
+    """
     @_builtins.property
     def request(self) -> Global___ApplyActionRequest:
         """The action, exactly as ApplyAction takes it."""
@@ -341,10 +360,11 @@ class ApplyActionsRequest(_message.Message):
         self,
         *,
         request: Global___ApplyActionRequest | None = ...,
+        ping: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ping", b"ping", "request", b"request"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -359,18 +379,22 @@ class ApplyActionsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RESPONSE_FIELD_NUMBER: _builtins.int
+    PONG_FIELD_NUMBER: _builtins.int
+    pong: _builtins.bool
+    """Set when answering a request's `ping`."""
     @_builtins.property
     def response(self) -> Global___ApplyActionResponse:
-        """The response."""
+        """The response; unset when answering a ping."""
 
     def __init__(
         self,
         *,
         response: Global___ApplyActionResponse | None = ...,
+        pong: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["response", b"response"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["response", b"response"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pong", b"pong", "response", b"response"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,114 @@
+"""ApplyAction's `play_forced`: decisions with a single legal action played by the engine,
+recorded as if the seat had chosen them; and the ApplyActions stream's ping."""
+
+from __future__ import annotations
+
+from tests.engine.clients import create_game, stub
+from tests.engine.test_apply_stream import Stream
+
+from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
+from heights_engine.proto import game_pb2
+from heights_rules import CHANCE, Replay, replay_start
+
+
+def _legal(
+    engine: pb_grpc.EngineServiceStub, created: pb.CreateGameResponse, seat: int
+) -> list[int]:
+    request = pb.ListLegalActionsRequest(
+        game_id=created.game.game_id, seat_token=created.seat_tokens[seat]
+    )
+    return [a.id for a in engine.ListLegalActions(request, timeout=10).actions]
+
+
+def _play(
+    engine: pb_grpc.EngineServiceStub,
+    created: pb.CreateGameResponse,
+    *,
+    play_forced: bool,
+    all_tokens: bool = True,
+) -> list[pb.ApplyActionResponse]:
+    """A whole game, each seat taking its last legal action; the responses."""
+    stream, answers = Stream(engine), []
+    sequence, to_move = created.game.sequence, created.game.to_move
+    while to_move >= 0:
+        request = pb.ApplyActionRequest(
+            game_id=created.game.game_id,
+            seat_token=created.seat_tokens[to_move],
+            expected_sequence=sequence,
+            action=game_pb2.Action(id=_legal(engine, created, to_move)[-1]),
+            omit_view=True,
+            view_tokens=list(created.seat_tokens) if all_tokens else [],
+            play_forced=play_forced,
+        )
+        answer = stream.call(request)
+        answers.append(answer)
+        sequence, to_move = answer.sequence, answer.to_move
+    stream.end()
+    return answers
+
+
+def _replay(engine: pb_grpc.EngineServiceStub, game_id: str) -> bytes:
+    blob: bytes = engine.GetReplay(pb.GetReplayRequest(game_id=game_id), timeout=10).replay
+    verified = engine.VerifyReplay(pb.VerifyReplayRequest(replay=blob), timeout=10)
+    assert verified.ok, verified.message
+    return blob
+
+
+def test_forced_decisions_are_played_recorded_and_the_replay_verifies(memory_server: str) -> None:
+    engine = stub(memory_server)
+    forced_game, asked_game = create_game(engine, players=3), create_game(engine, players=3)
+    forced = _play(engine, forced_game, play_forced=True)
+    asked = _play(engine, asked_game, play_forced=False)
+    # The same game (the last legal action of a forced decision is its only one), in
+    # fewer requests: every forced decision was played by the engine, not asked for.
+    forced_steps = [(s.index, s.action.id, s.actor) for a in forced for s in a.steps]
+    asked_steps = [(s.index, s.action.id, s.actor) for a in asked for s in a.steps]
+    assert forced_steps == asked_steps
+    assert len(forced) < len(asked)
+    assert _replay(engine, forced_game.game.game_id) == _replay(engine, asked_game.game.game_id)
+
+    # Every step after a response's first is a chance step or a forced decision of a seat.
+    played = {s.index for a in forced for s in a.steps[1:] if s.actor != CHANCE}
+    replay = Replay.from_bytes(_replay(engine, forced_game.game.game_id))
+    state = replay_start(replay)
+    for index, action in enumerate(replay.actions):
+        if index in played:
+            assert state.legal_actions() == [action]
+        state.apply(action)
+    assert len(played) == len(asked) - len(forced)
+
+
+def test_only_the_seats_whose_tokens_the_request_holds_are_played_for(memory_server: str) -> None:
+    engine = stub(memory_server)
+    created = create_game(engine, players=3)
+    answers = _play(engine, created, play_forced=True, all_tokens=False)
+    played = 0
+    for answer in answers:
+        actor = answer.steps[0].actor
+        # With its own token only, a request plays its own seat's forced decisions only.
+        assert all(s.actor in (actor, CHANCE) for s in answer.steps)
+        played += sum(1 for s in answer.steps[1:] if s.actor == actor)
+    assert played > 0
+    _replay(engine, created.game.game_id)
+
+
+def test_a_ping_on_the_stream_is_answered_and_the_stream_goes_on(memory_server: str) -> None:
+    engine = stub(memory_server)
+    created = create_game(engine, players=2)
+    stream = Stream(engine)
+    stream.requests.put(pb.ApplyActionsRequest(ping=True))
+    assert next(stream.responses) == pb.ApplyActionsResponse(pong=True)
+    seat = created.game.to_move
+    answer = stream.call(
+        pb.ApplyActionRequest(
+            game_id=created.game.game_id,
+            seat_token=created.seat_tokens[seat],
+            expected_sequence=created.game.sequence,
+            action=game_pb2.Action(id=_legal(engine, created, seat)[0]),
+            omit_view=True,
+        )
+    )
+    assert answer.sequence > created.game.sequence
+    assert answer.steps[0].actor == seat
+    stream.end()
