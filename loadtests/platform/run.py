@@ -8,7 +8,8 @@
    templates of other hashes are dropped.
 2. Start the platform under gunicorn (`heights platform serve`, LOADTEST_WORKERS workers
    of LOADTEST_THREADS threads, the compiled rules core, DEBUG off, throttles raised out
-   of the way), pinned with taskset to LOADTEST_SERVER_CPUS.
+   of the way), pinned with taskset to LOADTEST_SERVER_CPUS (by default only on 4 cores
+   or more, below).
 3. Run locust headless, pinned to LOADTEST_LOCUST_CPUS: LOADTEST_USERS spectators
    (`locustfile.py`) for LOADTEST_SECONDS.
 4. Stop the server (also on SIGTERM/SIGINT), drop the run's database (the template stays
@@ -79,11 +80,14 @@ THREADS = int(env("LOADTEST_THREADS", "4"))
 KEEP_ALIVE = 30
 PORT = int(env("LOADTEST_PORT", "8731"))
 DATABASE_URL = env("LOADTEST_DATABASE_URL", f"postgres://postgres@{HOST}:5432/heights_loadtest")
-# On 2 cores or more, the server and locust on cores of their own, so that locust's CPU
-# is not taken from the server (PostgreSQL is shared and left unpinned); "" pins nothing.
-_PIN = (os.cpu_count() or 1) >= 2
-SERVER_CPUS = env("LOADTEST_SERVER_CPUS", "0" if _PIN else "-")
-LOCUST_CPUS = env("LOADTEST_LOCUST_CPUS", "1" if _PIN else "-")
+# With 4 cores or more, locust on the last core and the server on the others, so that
+# locust's CPU is not taken from the server. On 2 cores pinning would leave the server's
+# two workers (as deployed) one core between them, less than the deployment has, while
+# locust takes ~0.2 of a core: nothing is pinned there, and the summary says what each
+# used. PostgreSQL is shared and never pinned. "-" pins nothing.
+_CORES = os.cpu_count() or 1
+SERVER_CPUS = env("LOADTEST_SERVER_CPUS", f"0-{_CORES - 2}" if _CORES >= 4 else "-")
+LOCUST_CPUS = env("LOADTEST_LOCUST_CPUS", str(_CORES - 1) if _CORES >= 4 else "-")
 # The platform from its sources (build/compiled holds a copy as of the last build), the
 # rules core compiled.
 SERVER_PYTHONPATH = env(
