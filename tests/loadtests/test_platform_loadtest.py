@@ -1,6 +1,6 @@
 """Smoke test of the platform load test: seed a scratch database with a few short real
-games reused by more matches, serve it with gunicorn, run the locust users for 5 s with 2 users, and expect
-every request to have succeeded. Not a measurement: nothing here is timed.
+games reused by more matches, serve it with gunicorn, run the locust users for 5 s with
+2 users, and expect every request to have succeeded. Not a measurement: nothing here is timed.
 """
 
 from __future__ import annotations
