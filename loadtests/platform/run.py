@@ -60,7 +60,7 @@ def env(name: str, default: str) -> str:
 SECONDS = int(env("LOADTEST_SECONDS", "60"))
 # Before the measured run, the same users for this long, statistics thrown away: the
 # replay step caches are per process and in memory, so a fresh server is cold.
-WARMUP_SECONDS = int(env("LOADTEST_WARMUP_SECONDS", "0"))
+WARMUP_SECONDS = int(env("LOADTEST_WARMUP_SECONDS", "20"))
 USERS = int(env("LOADTEST_USERS", "100"))
 WAIT = env("LOADTEST_WAIT", "0.5,1.5")
 # The scale of the seeded data (seed.py's defaults: issue 19's figures).
