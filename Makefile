@@ -130,8 +130,10 @@ bench: compiled ## Run the benchmarks: engine (one core), then matches through t
 loadtest: compiled ## Load-test the engine service at fixed arrival rates; summary in loadtests/results/
 	$(BIN)/python -m loadtests.run
 
-# Seeds its own PostgreSQL database (LOADTEST_DATABASE_URL, 127.0.0.1), serves the platform
-# with gunicorn, drops the database at the end; see "Platform" in loadtests/README.md.
+# Seeds a PostgreSQL database at issue 19's scale once, kept as a template keyed by the
+# seed's hash (LOADTEST_DATABASE_URL's name + _tpl_<hash>, 127.0.0.1), copies it for each
+# run, serves the platform with gunicorn, drops the copy at the end; see "Platform" in
+# loadtests/README.md.
 loadtest-platform: compiled ## Load-test the platform's read API with locust (100 users)
 	$(BIN)/python loadtests/platform/run.py
 

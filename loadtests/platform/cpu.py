@@ -1,14 +1,15 @@
 """Server CPU a request of the load test's mix, in one process, without HTTP or locust.
 
-The locust users' requests (2 leaderboard : 2 replay list : 6 replay step, the same
-random choices as `locustfile.py`) sent one after another through Django's test client
-to a seeded database: `--requests` to warm the process's caches as a long-running worker
-has them, then as many measured, each timed in process CPU time. Latency under load
+The locust users' requests (2 leaderboard : 1 bot : 1 bot page : 2 matches by bot :
+1 replay list : 3 replay step, the same random choices as `locustfile.py`) sent one
+after another through Django's test client to a seeded database: `--requests` to warm
+the process's caches as a long-running worker has them, then as many measured, each
+timed in process CPU time. Latency under load
 depends on what else runs on the machine; this much less, so it compares two versions
 of the platform run alternately in the same minutes.
 
-    LOADTEST_KEEP_DATABASE=1 make loadtest-platform   # leaves heights_load seeded
-    export DATABASE_URL=postgres://postgres@127.0.0.1:5432/heights_load
+    LOADTEST_KEEP_DATABASE=1 make loadtest-platform   # leaves heights_loadtest seeded
+    export DATABASE_URL=postgres://postgres@127.0.0.1:5432/heights_loadtest
     PYTHONPATH=platform:build/compiled .venv/bin/python loadtests/platform/cpu.py \\
         --manifest loadtests/results/platform-manifest.json
 """
@@ -47,6 +48,15 @@ def _requests(manifest: dict[str, Any], rng: random.Random) -> list[Callable[[],
     def leaderboard() -> str:
         return f"/api/v1/ladders/{ladder}/leaderboard/?order={rng.choice(('elo', 'conservative'))}"
 
+    def bot() -> str:
+        return f"/api/v1/bots/{rng.choice(bots)}/"
+
+    def bot_page() -> str:
+        return f"/bots/{rng.choice(bots)}/"
+
+    def matches_by_bot() -> str:
+        return f"/api/v1/matches/?bot={rng.choice(bots)}"
+
     def replay_list() -> str:
         queries = ["", f"?ladder={ladder}", f"?bot={rng.choice(bots)}"]
         queries += [f"?winner={rng.choice(bots)}", f"?owner={rng.choice(owners)}&kind=ladder"]
@@ -57,7 +67,13 @@ def _requests(manifest: dict[str, Any], rng: random.Random) -> list[Callable[[],
         viewer = rng.choice(("public", "public", "0", "1", "2", "3"))
         return f"/api/v1/replays/{replay_id}/steps/{rng.randint(0, steps)}/?viewer={viewer}"
 
-    return [leaderboard] * 2 + [replay_list] * 2 + [replay_step] * 6
+    return (
+        [leaderboard] * 2
+        + [bot, bot_page]
+        + [matches_by_bot] * 2
+        + [replay_list]
+        + [replay_step] * 3
+    )
 
 
 def main() -> int:

@@ -1,8 +1,13 @@
-"""Locust users of the platform's public read API: leaderboard, replay lists, replay steps.
+"""Locust users of the platform's public reads: the four of issue 19 and the replay list.
 
-`ViewerUser` is a spectator: it opens the ladder's leaderboard, lists replays (newest
-first, or filtered by ladder, bot, winner or owner), and browses steps of random replays
-at random steps (public view, or a seat's), with think time between requests.
+`ViewerUser` is a spectator with think time between requests. Per ten requests:
+
+- 2 `leaderboard`: the ladder's leaderboard (`/api/v1/ladders/{slug}/leaderboard/`);
+- 1 `bot`: a random bot's detail in the API (`/api/v1/bots/{id}/`), and 1 `bot page`:
+  its page on the site (`/bots/{id}/`, HTML: versions, rating charts, latest matches);
+- 2 `matches by bot`: the match list filtered by a random bot (`/api/v1/matches/?bot=`);
+- 1 `replay list`: replays, newest first or filtered by ladder, bot, winner or owner;
+- 3 `replay step`: a random step of a random replay, as the public or a seat.
 
 Environment (`loadtests/platform/run.py` sets it; see loadtests/README.md):
   LOADTEST_PLATFORM_MANIFEST  the seed's manifest (JSON: ladder slug, bot ids, owners,
@@ -52,7 +57,7 @@ events.init.add_listener(_local_only)  # type: ignore[no-untyped-call]
 
 
 class ViewerUser(HttpUser):
-    """A spectator of the ladder: leaderboard, replay lists, replay steps."""
+    """A spectator of the ladder: leaderboard, bots, their matches, replays and steps."""
 
     wait_time = between(*WAIT)
 
@@ -71,7 +76,21 @@ class ViewerUser(HttpUser):
             name="leaderboard",
         )
 
+    @task(1)
+    def bot(self) -> None:
+        self.client.get(f"/api/v1/bots/{self._rng.choice(self._bots)}/", name="bot")
+
+    @task(1)
+    def bot_page(self) -> None:
+        self.client.get(f"/bots/{self._rng.choice(self._bots)}/", name="bot page")
+
     @task(2)
+    def matches_by_bot(self) -> None:
+        self.client.get(
+            f"/api/v1/matches/?bot={self._rng.choice(self._bots)}", name="matches by bot"
+        )
+
+    @task(1)
     def replay_list(self) -> None:
         query = self._rng.choice(
             (
@@ -84,7 +103,7 @@ class ViewerUser(HttpUser):
         )
         self.client.get(f"/api/v1/replays/{query}", name="replay list")
 
-    @task(6)
+    @task(3)
     def replay_step(self) -> None:
         replay_id, steps = self._rng.choice(self._replays)
         step = self._rng.randint(0, steps)

@@ -1,18 +1,27 @@
 """`make loadtest-platform`: seed a database, serve the platform, run locust, summarise.
 
-1. (Re)create the PostgreSQL database LOADTEST_DATABASE_URL (127.0.0.1 only) and seed it
-   (`seed.py`: a 4-player ladder, LOADTEST_MATCHES real finished matches with replays).
-2. Start the platform under gunicorn (`heights platform serve`, LOADTEST_WORKERS sync
-   workers, the compiled rules core, DEBUG off, throttles raised out of the way).
-3. Run locust headless: LOADTEST_USERS spectators (`locustfile.py`) for LOADTEST_SECONDS.
-4. Stop the server (also on SIGTERM/SIGINT), drop the database unless
-   LOADTEST_KEEP_DATABASE=1, write loadtests/results/platform-summary.json, print a table.
+1. Seed a PostgreSQL database (127.0.0.1 only) with `seed.py` at the scale of issue 19
+   (1,000 bots, 100,000 finished matches, 10,000 replays), once: the seeded database is
+   kept as a template, `<LOADTEST_DATABASE_URL's name>_tpl_<hash>`, keyed by the hash of
+   seed.py, the platform's migrations and the seed's parameters. Each run copies it
+   (CREATE DATABASE ... TEMPLATE, seconds) into LOADTEST_DATABASE_URL's database;
+   templates of other hashes are dropped.
+2. Start the platform under gunicorn (`heights platform serve`, LOADTEST_WORKERS workers
+   of LOADTEST_THREADS threads, the compiled rules core, DEBUG off, throttles raised out
+   of the way), pinned with taskset to LOADTEST_SERVER_CPUS (by default only on 4 cores
+   or more, below).
+3. Run locust headless, pinned to LOADTEST_LOCUST_CPUS: LOADTEST_USERS spectators
+   (`locustfile.py`) for LOADTEST_SECONDS.
+4. Stop the server (also on SIGTERM/SIGINT), drop the run's database (the template stays
+   unless LOADTEST_KEEP_TEMPLATE=0), write loadtests/results/platform-summary.json, print
+   a table.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import importlib
 import json
 import os
@@ -38,7 +47,7 @@ HERE = ROOT / "loadtests" / "platform"
 RESULTS = ROOT / "loadtests" / "results"
 HOST = "127.0.0.1"  # never anything else
 TARGET_P99_MS = 100.0
-ENDPOINTS = ("leaderboard", "replay list", "replay step")
+ENDPOINTS = ("leaderboard", "bot", "bot page", "matches by bot", "replay list", "replay step")
 
 sys.path.insert(0, str(HERE))
 seed_module = importlib.import_module("seed")  # the sibling script: database helpers
@@ -51,10 +60,17 @@ def env(name: str, default: str) -> str:
 SECONDS = int(env("LOADTEST_SECONDS", "60"))
 # Before the measured run, the same users for this long, statistics thrown away: the
 # replay step caches are per process and in memory, so a fresh server is cold.
-WARMUP_SECONDS = int(env("LOADTEST_WARMUP_SECONDS", "0"))
+WARMUP_SECONDS = int(env("LOADTEST_WARMUP_SECONDS", "20"))
 USERS = int(env("LOADTEST_USERS", "100"))
 WAIT = env("LOADTEST_WAIT", "0.5,1.5")
-MATCHES = int(env("LOADTEST_MATCHES", "300"))
+# The scale of the seeded data (seed.py's defaults: issue 19's figures).
+SCALE = {
+    "bots": int(env("LOADTEST_BOTS", str(seed_module.BOTS))),
+    "matches": int(env("LOADTEST_MATCHES", str(seed_module.MATCHES))),
+    "replays": int(env("LOADTEST_REPLAYS", str(seed_module.REPLAYS))),
+    "games": int(env("LOADTEST_GAMES", str(seed_module.GAMES))),
+}
+KEEP_TEMPLATE = env("LOADTEST_KEEP_TEMPLATE", "1") == "1"
 # One process per core, threads within it: a step's simulation is CPU-bound, but the
 # replay caches (replays/stepping.py) are per process, so fewer processes warm faster.
 WORKERS = int(env("LOADTEST_WORKERS", str(os.cpu_count() or 1)))
@@ -63,7 +79,15 @@ THREADS = int(env("LOADTEST_THREADS", "4"))
 # server is closing and gets "connection reset by peer".
 KEEP_ALIVE = 30
 PORT = int(env("LOADTEST_PORT", "8731"))
-DATABASE_URL = env("LOADTEST_DATABASE_URL", f"postgres://postgres@{HOST}:5432/heights_load")
+DATABASE_URL = env("LOADTEST_DATABASE_URL", f"postgres://postgres@{HOST}:5432/heights_loadtest")
+# With 4 cores or more, locust on the last core and the server on the others, so that
+# locust's CPU is not taken from the server. On 2 cores pinning would leave the server's
+# two workers (as deployed) one core between them, less than the deployment has, while
+# locust takes ~0.2 of a core: nothing is pinned there, and the summary says what each
+# used. PostgreSQL is shared and never pinned. "-" pins nothing.
+_CORES = os.cpu_count() or 1
+SERVER_CPUS = env("LOADTEST_SERVER_CPUS", f"0-{_CORES - 2}" if _CORES >= 4 else "-")
+LOCUST_CPUS = env("LOADTEST_LOCUST_CPUS", str(_CORES - 1) if _CORES >= 4 else "-")
 # The platform from its sources (build/compiled holds a copy as of the last build), the
 # rules core compiled.
 SERVER_PYTHONPATH = env(
@@ -90,11 +114,64 @@ def child_env() -> dict[str, str]:
     return child
 
 
-def seed(manifest: Path) -> None:
-    command = [sys.executable, str(HERE / "seed.py"), "--create", "--manifest", str(manifest)]
-    command += ["--matches", str(MATCHES)]
-    print(f"== seeding {DATABASE_URL} ({MATCHES} matches)", flush=True)
+def pinned(cpus: str, command: list[str]) -> list[str]:
+    """`command` run on these cores only (taskset), or as it is ("-")."""
+    return command if cpus == "-" else ["taskset", "-c", cpus, *command]
+
+
+def seed_key() -> str:
+    """What the seeded data depends on: the seed script, the schema, the parameters."""
+    digest = hashlib.sha256((HERE / "seed.py").read_bytes())
+    for path in sorted((ROOT / "platform" / "heights_platform").glob("*/migrations/*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    digest.update(json.dumps(SCALE, sort_keys=True).encode())
+    return digest.hexdigest()[:12]
+
+
+def with_database(url: str, name: str) -> str:
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+def seed(manifest: Path) -> dict[str, Any]:
+    """Copy the seeded template into the run's database, seeding it first if missing."""
+    name = seed_module.check_url(DATABASE_URL)
+    template = f"{name}_tpl_{seed_key()}"
+    template_url = with_database(DATABASE_URL, template)
+    existing = seed_module.databases_named(DATABASE_URL, f"{name}_tpl_")
+    for old in existing:
+        if old != template:  # an earlier seed.py, schema or scale: ours, by its name
+            seed_module.database_drop(with_database(DATABASE_URL, old))
+    started = time.monotonic()
+    reused = template in existing
+    if not reused:
+        print(f"== seeding {template} ({SCALE})", flush=True)
+        command = [sys.executable, str(HERE / "seed.py"), "--create", "--manifest", str(manifest)]
+        for option, value in SCALE.items():
+            command += [f"--{option}", str(value)]
+        env_seed = dict(child_env(), DATABASE_URL=template_url)
+        try:
+            subprocess.run(command, env=env_seed, cwd=ROOT, check=True)
+        except BaseException:
+            seed_module.database_drop(template_url)  # never leave a half-seeded template
+            raise
+    seeded = time.monotonic() - started
+    print(f"== copying {template} into {name}", flush=True)
+    seed_module.database_recreate(DATABASE_URL, template=template)
+    command = [
+        sys.executable,
+        str(HERE / "seed.py"),
+        "--manifest-only",
+        "--manifest",
+        str(manifest),
+    ]
     subprocess.run(command, env=child_env(), cwd=ROOT, check=True)
+    return {
+        "template": template,
+        "template_reused": reused,
+        "seed_seconds": round(seeded, 1),
+        "copy_seconds": round(time.monotonic() - started - seeded, 1),
+        **SCALE,
+    }
 
 
 class Server:
@@ -111,6 +188,7 @@ class Server:
     def start(self) -> None:
         command = [sys.executable, "-m", "heights_cli.main", "platform", "serve"]
         command += ["--bind", f"{HOST}:{self.port}", "--workers", str(self.workers)]
+        command = pinned(SERVER_CPUS, command)
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 command, env=child_env(), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
@@ -163,12 +241,15 @@ RAMP_SECONDS = 10
 def locust_command(server: Server, seconds: int, prefix: Path) -> list[str]:
     rate = max(1, USERS // RAMP_SECONDS)
     ramp = -(-USERS // rate)
-    return [
-        *(sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py")),
-        *("--headless", "--only-summary", "--reset-stats", "--loglevel", "WARNING"),
-        *("-u", str(USERS), "-r", str(rate), "-t", f"{seconds + ramp}s", "--stop-timeout", "0"),
-        *("--host", server.url, "--csv", str(prefix)),
-    ]
+    return pinned(
+        LOCUST_CPUS,
+        [
+            *(sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py")),
+            *("--headless", "--only-summary", "--reset-stats", "--loglevel", "WARNING"),
+            *("-u", str(USERS), "-r", str(rate), "-t", f"{seconds + ramp}s", "--stop-timeout", "0"),
+            *("--host", server.url, "--csv", str(prefix)),
+        ],
+    )
 
 
 def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, float]]:
@@ -242,14 +323,15 @@ def read_stats(path: Path) -> dict[str, dict[str, Any]]:
 
 def table(stats: dict[str, dict[str, Any]], cpu: dict[str, float], met: bool) -> str:
     lines = [
-        f"{'endpoint':<13} {'req/s':>7} {'p50':>6} {'p95':>6} {'p99':>6} {'max':>7} {'fail':>5}"
+        f"{'endpoint':<15} {'req/s':>7} {'p50':>6} {'p95':>6} {'p99':>6} {'max':>7} {'fail':>5}"
     ]
     for name, row in stats.items():
         lines.append(
-            f"{name:<13} {row['rps']:>7.1f} {row['p50_ms']:>6g} {row['p95_ms']:>6g} "
+            f"{name:<15} {row['rps']:>7.1f} {row['p50_ms']:>6g} {row['p95_ms']:>6g} "
             f"{row['p99_ms']:>6g} {row['max_ms']:>7g} {row['failures']:>5}"
         )
     lines.append(
+        f"server CPU a request: {cpu['server_cpu_ms_per_request']:.2f} ms; "
         f"cores used: server {cpu['server_cores']:.2f}, postgres {cpu['postgres_cores']:.2f}, "
         f"locust {cpu['locust_cores']:.2f}, other processes {cpu['other_cores']:.2f}, "
         f"stolen by the hypervisor {cpu.get('stolen_cores', 0.0):.2f}; "
@@ -261,7 +343,7 @@ def table(stats: dict[str, dict[str, Any]], cpu: dict[str, float], met: bool) ->
 
 
 def measure(manifest: Path) -> dict[str, Any]:
-    seed(manifest)
+    seeded = seed(manifest)
     server = Server(PORT, WORKERS, RESULTS / "platform-server.log")
     try:
         server.start()
@@ -270,11 +352,18 @@ def measure(manifest: Path) -> dict[str, Any]:
         server.stop()
         if not KEEP_DATABASE:
             seed_module.database_drop(DATABASE_URL)
+        if not KEEP_TEMPLATE:
+            seed_module.database_drop(with_database(DATABASE_URL, seeded["template"]))
     stats = read_stats(stats_path)
     failures = sum(r["failures"] for n, r in stats.items() if n != "Aggregated")
     worst = max((stats[n]["p99_ms"] for n in ENDPOINTS if n in stats), default=float("inf"))
     met = failures == 0 and worst <= TARGET_P99_MS and all(n in stats for n in ENDPOINTS)
-    return {"endpoints": stats, "failures": failures, "cpu": cpu, "target_met": met}
+    total = stats.get("Aggregated", {}).get("rps", 0.0)
+    # The server's CPU a request: the number that depends least on the neighbours.
+    cpu["server_cpu_ms_per_request"] = (
+        round(cpu["server_cores"] * 1000 / total, 2) if total else 0.0
+    )
+    return {"data": seeded, "endpoints": stats, "failures": failures, "cpu": cpu, "target_met": met}
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -297,6 +386,8 @@ def main() -> int:
         "think_time_s": WAIT,
         "gunicorn_workers": WORKERS,
         "gunicorn_threads": THREADS,
+        "server_cpus": SERVER_CPUS,
+        "locust_cpus": LOCUST_CPUS,
         "replays": len(replays),
         "replay_steps_mean": round(sum(s for _, s in replays) / max(1, len(replays))),
         "cpus": os.cpu_count(),

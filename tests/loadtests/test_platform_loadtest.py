@@ -1,6 +1,6 @@
 """Smoke test of the platform load test: seed a scratch database with a few short real
-matches, serve it with gunicorn, run the locust users for 3 s with 2 users, and expect
-every request to have succeeded. Not a measurement: nothing here is timed.
+games reused by more matches, serve it with gunicorn, run the locust users for 5 s with
+2 users, and expect every request to have succeeded. Not a measurement: nothing here is timed.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def test_seed_then_locust_without_failures(database_url: str, tmp_path: Path) ->
     env = _env(database_url)
     manifest = tmp_path / "manifest.json"
     seed = [sys.executable, str(HERE / "seed.py"), "--create", "--manifest", str(manifest)]
-    seed += ["--matches", "4", "--bots", "5", "--round-cap", "2"]
+    seed += ["--bots", "5", "--matches", "12", "--replays", "4", "--games", "3", "--round-cap", "2"]
     subprocess.run(seed, env=env, cwd=ROOT, check=True, timeout=120)
     found = json.loads(manifest.read_text())
     assert len(found["replays"]) == 4
@@ -94,9 +94,17 @@ def test_seed_then_locust_without_failures(database_url: str, tmp_path: Path) ->
     )
     try:
         _wait_ready(url, server)
+        # The worker's first API and page requests import and compile what they use: on
+        # a busy machine that alone could fill the few seconds locust runs.
+        for path in (
+            f"/api/v1/ladders/{found['ladder']}/leaderboard/",
+            f"/bots/{found['bots'][0]}/",
+        ):
+            with urllib.request.urlopen(f"{url}{path}", timeout=60) as reply:
+                assert reply.status == 200
         locust = [sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py")]
         locust += ["--headless", "--only-summary", "--loglevel", "WARNING", "-u", "2", "-r", "2"]
-        locust += ["-t", "3s", "--stop-timeout", "0", "--host", url]
+        locust += ["-t", "5s", "--stop-timeout", "0", "--host", url]
         locust += ["--csv", str(tmp_path / "smoke")]
         env_locust = dict(os.environ, LOADTEST_PLATFORM_MANIFEST=str(manifest))
         env_locust["LOADTEST_WAIT"] = "0.05,0.1"
@@ -108,5 +116,6 @@ def test_seed_then_locust_without_failures(database_url: str, tmp_path: Path) ->
         rows = {row["Name"]: row for row in csv.DictReader(f)}
     assert int(rows["Aggregated"]["Request Count"]) > 0
     assert int(rows["Aggregated"]["Failure Count"]) == 0
-    assert {"leaderboard", "replay list", "replay step"} <= set(rows)
+    names = {"leaderboard", "bot", "bot page", "matches by bot", "replay list", "replay step"}
+    assert names <= set(rows)
     assert done.returncode == 0

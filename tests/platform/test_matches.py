@@ -242,6 +242,26 @@ def test_match_detail_hides_the_seed_until_finished(
     assert body["started_at"] is not None
 
 
+def test_match_list_rows_are_the_details(
+    api: APIClient,
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+) -> None:
+    """The list renders its rows from plain values (apis.match_row_output), the detail
+    through MatchOutputSerializer: the same fields, the same values, finished or not."""
+    versions = _versions(make_active_bot, make_user(), make_user())
+    finished = match_create(kind="challenge", seats=versions, players=2, options={})
+    match_result_record(result=play_result(finished, forfeit_seat=1))
+    match_create(kind="challenge", seats=versions, players=2, options={"round_cap": 3})
+    rows = api.get("/api/v1/matches/").json()["results"]
+    assert len(rows) == 2
+    assert rows[1]["replay"] is not None
+    assert rows[1]["seed"] is not None
+    for row in rows:
+        assert row == api.get(f"/api/v1/matches/{row['id']}/").json()
+
+
 def test_match_detail_unknown_is_not_found(api: APIClient) -> None:
     response = api.get(f"/api/v1/matches/{uuid.uuid4()}/")
     assert response.status_code == 404

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from django.db.models import Case, F, FloatField, QuerySet, Value, When, Window
 from django.db.models.functions import RowNumber
@@ -67,6 +67,35 @@ def rating_history(*, entry: LadderEntry) -> QuerySet[RatingChange]:
         .select_related("match")
         .order_by("match__finished_seq", "pk")
     )
+
+
+class RatingPoint(NamedTuple):
+    """One rating change's numbers, without its model object or its match (a chart's point)."""
+
+    elo_before: float
+    elo_after: float
+    mu_before: float
+    mu_after: float
+    sigma_before: float
+    sigma_after: float
+
+
+def rating_points(*, entry: LadderEntry, last: int) -> list[RatingPoint]:
+    """The entry's latest `last` rating changes as plain numbers, oldest first: a bot with
+    hundreds of matches would otherwise build two model objects a change."""
+    newest = RatingChange.objects.filter(entry=entry).order_by("-match__finished_seq", "-pk")
+    rows = newest.values_list(*RatingPoint._fields)[:last]
+    return [RatingPoint(*row) for row in reversed(rows)]
+
+
+def rating_history_latest(*, entry: LadderEntry, last: int) -> list[RatingChange]:
+    """The entry's latest `last` rating changes with their matches, newest first."""
+    newest = rating_history(entry=entry).order_by("-match__finished_seq", "-pk")
+    return list(newest[:last])
+
+
+def rating_count(*, entry: LadderEntry) -> int:
+    return RatingChange.objects.filter(entry=entry).count()
 
 
 def bot_ladders(*, bot: Bot) -> QuerySet[LadderEntry]:

@@ -72,6 +72,43 @@ def match_list_page() -> QuerySet[Match]:
     )
 
 
+# The columns of a match list row (`apis.match_row_output` renders them): read as plain
+# values, as the seats are, since a page of 50 matches built as model objects (with
+# their ladder and replay) and then serialized field by field cost most of a request.
+MATCH_VALUES = (
+    "id",
+    "kind",
+    "status",
+    "ladder__slug",
+    "tournament_id",
+    "tournament_round",
+    "duplicate_group",
+    "players",
+    "solo",
+    "options",
+    "catalogue",
+    "seed_commitment",
+    "seed",
+    "seed_chosen",
+    "termination",
+    "rounds",
+    "error",
+    "finished_seq",
+    "replay__id",
+    "created_at",
+    "started_at",
+    "finished_at",
+)
+
+
+def match_list_values() -> QuerySet[Match, dict[str, Any]]:
+    """Matches, newest first, as `MATCH_VALUES` dicts (the API's list pages)."""
+    rows: QuerySet[Match, dict[str, Any]] = Match.objects.order_by("-created_at").values(
+        *MATCH_VALUES
+    )
+    return rows
+
+
 def access_match_by_id(*, match_id: Any) -> Match:
     match = match_list().filter(pk=match_id).first()
     if match is None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heights_platform.ladders.models import RatingChange
+from heights_platform.ladders.selectors import RatingPoint
 
 MAX_BOTS_CHARTED = 10  # a ladder's chart: its top bots only, or the lines blur together
 MAX_POINTS = 500  # a bot's chart: its latest matches only
@@ -33,8 +34,8 @@ def ladder_chart(*, histories: Sequence[tuple[str, Sequence[RatingChange]]]) -> 
     return {"y_label": "Elo", "x_label": "ladder match", "series": series}
 
 
-def bot_charts(*, changes: Sequence[RatingChange]) -> dict[str, dict[str, Any]]:
-    """A bot's Elo, and its mu with a band of ±sigma, match by match."""
+def bot_charts(*, changes: Sequence[RatingPoint]) -> dict[str, dict[str, Any]]:
+    """A bot's Elo, and its mu with a band of ±sigma, match by match (oldest first)."""
     recent = list(changes[-MAX_POINTS:])
     elo: list[list[float]] = []
     mu: list[list[float]] = []

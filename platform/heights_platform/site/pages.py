@@ -17,7 +17,7 @@ from heights_platform.ladders import selectors as ladders
 from heights_platform.matches.models import Match
 from heights_platform.matches.selectors import MatchFilter, access_match_by_id, match_list_page
 from heights_platform.replays.selectors import replay_list_page
-from heights_platform.site.charts import MAX_BOTS_CHARTED, bot_charts, ladder_chart
+from heights_platform.site.charts import MAX_BOTS_CHARTED, MAX_POINTS, bot_charts, ladder_chart
 from heights_platform.site.listing import bot_page_visible, bots_visible, match_rows, page_get
 from heights_platform.site.params import PAGE, Choice, page_of, query_read
 from heights_platform.site.rendering import page, page_view
@@ -73,20 +73,22 @@ def _ladder_histories(request: HttpRequest, bot: Bot) -> list[dict[str, object]]
     """Per ladder: the entry, its charts, and its latest rating changes with opponents."""
     found: list[dict[str, object]] = []
     for n, entry in enumerate(ladders.bot_ladder_entries(bot=bot), start=1):
-        changes = list(ladders.rating_history(entry=entry))
-        latest = changes[-HISTORY_ROWS:][::-1]
+        # The charts' numbers as plain values, the table's rows as objects: a bot with
+        # hundreds of matches would otherwise build two model objects for each of them.
+        points = ladders.rating_points(entry=entry, last=MAX_POINTS)
+        latest = ladders.rating_history_latest(entry=entry, last=HISTORY_ROWS)
         rows = match_rows(user=request.user, matches=[c.match for c in latest])
         found.append(
             {
                 "entry": entry,
-                "charts": bot_charts(changes=changes),
+                "charts": bot_charts(changes=points),
                 "elo_id": f"elo-{n}",  # the ids of the charts' data in the page
                 "skill_id": f"skill-{n}",
                 "changes": [
                     (change, row.opponents_of(bot.pk))
                     for change, row in zip(latest, rows, strict=True)
                 ],
-                "count": len(changes),
+                "count": ladders.rating_count(entry=entry),
             }
         )
     return found
