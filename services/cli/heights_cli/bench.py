@@ -31,15 +31,15 @@ def register(commands: Any) -> None:
 
 
 def engine_against_chess(players: int, games: int, seed: int) -> dict[str, Any]:
-    """The engine's random play and python-chess's (`_chess_random_play`) in the same run,
+    """The engine's random play and python-chess's (`chess_random_play`) in the same run,
     in alternating halves, so that whatever else loads the machine weighs on both alike."""
     steps = decisions = plies = 0
     engine_seconds = chess_seconds = 0.0
     first = games // 2
     for part_seed, part in ((seed, first), (seed + first, games - first)):
-        s, d, seconds = _engine_random_play(players, part, part_seed)
+        s, d, seconds = engine_random_play(players, part, part_seed)
         steps, decisions, engine_seconds = steps + s, decisions + d, engine_seconds + seconds
-        p, seconds = _chess_random_play(part, part_seed)
+        p, seconds = chess_random_play(part, part_seed)
         plies, chess_seconds = plies + p, chess_seconds + seconds
     per_sec = decisions / engine_seconds
     chess_per_sec = plies / chess_seconds
@@ -53,7 +53,7 @@ def engine_against_chess(players: int, games: int, seed: int) -> dict[str, Any]:
     }
 
 
-def _engine_random_play(players: int, games: int, seed: int) -> tuple[int, int, float]:
+def engine_random_play(players: int, games: int, seed: int) -> tuple[int, int, float]:
     """(steps, decisions, CPU seconds) of random games straight on the engine."""
     steps = decisions = 0
     start = time.process_time()
@@ -72,7 +72,7 @@ def _engine_random_play(players: int, games: int, seed: int) -> tuple[int, int, 
     return steps, decisions, time.process_time() - start
 
 
-def _chess_random_play(games: int, seed: int) -> tuple[int, float]:
+def chess_random_play(games: int, seed: int) -> tuple[int, float]:
     """(plies, CPU seconds) of python-chess's random play, the yardstick: every ply lists
     the legal moves, pushes one at random and asks whether the game is over (the usual
     random-game loop); a ply is one decision."""
