@@ -1,6 +1,8 @@
 """`heights bench`: the engine's numbers (make bench); prints, never asserts.
 
-Everything runs in this one process, so the numbers are one core's.
+Everything runs in this one process, so the numbers are one core's. The engine's random
+play is timed in CPU seconds beside python-chess's random play, in the same run, and
+the two rates' ratio printed (`ratio_vs_chess`): a figure a busy machine barely moves.
 """
 
 from __future__ import annotations
@@ -8,8 +10,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import random
 import time
 from typing import Any
+
+import chess
 
 from heights_cli.selfplay import play_one, summarize
 from heights_rules import GameConfig, KeyedRng, load_catalogue, new_game
@@ -25,10 +30,33 @@ def register(commands: Any) -> None:
     p.set_defaults(run=run)
 
 
-def engine_throughput(players: int, games: int, seed: int) -> dict[str, Any]:
-    """Random policy straight on the engine: decisions/s with legal-action generation."""
+def engine_against_chess(players: int, games: int, seed: int) -> dict[str, Any]:
+    """The engine's random play and python-chess's (`chess_random_play`) in the same run,
+    in alternating halves, so that whatever else loads the machine weighs on both alike."""
+    steps = decisions = plies = 0
+    engine_seconds = chess_seconds = 0.0
+    first = games // 2
+    for part_seed, part in ((seed, first), (seed + first, games - first)):
+        s, d, seconds = engine_random_play(players, part, part_seed)
+        steps, decisions, engine_seconds = steps + s, decisions + d, engine_seconds + seconds
+        p, seconds = chess_random_play(part, part_seed)
+        plies, chess_seconds = plies + p, chess_seconds + seconds
+    per_sec = decisions / engine_seconds
+    chess_per_sec = plies / chess_seconds
+    return {
+        "players": players,
+        "games": games,
+        "steps_per_sec": round(steps / engine_seconds),
+        "decisions_per_sec": round(per_sec),
+        "chess_plies_per_sec": round(chess_per_sec),
+        "ratio_vs_chess": round(per_sec / chess_per_sec, 2),
+    }
+
+
+def engine_random_play(players: int, games: int, seed: int) -> tuple[int, int, float]:
+    """(steps, decisions, CPU seconds) of random games straight on the engine."""
     steps = decisions = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for g in range(games):
         state = new_game(GameConfig(players=players), seed + g)
         rng = KeyedRng(seed + g)
@@ -41,13 +69,23 @@ def engine_throughput(players: int, games: int, seed: int) -> dict[str, Any]:
             decisions += state.current_player() >= 0
             state.apply(legal[pick % len(legal)])
             steps += 1
-    seconds = time.perf_counter() - start
-    return {
-        "players": players,
-        "games": games,
-        "steps_per_sec": round(steps / seconds),
-        "decisions_per_sec": round(decisions / seconds),
-    }
+    return steps, decisions, time.process_time() - start
+
+
+def chess_random_play(games: int, seed: int) -> tuple[int, float]:
+    """(plies, CPU seconds) of python-chess's random play, the yardstick: every ply lists
+    the legal moves, pushes one at random and asks whether the game is over (the usual
+    random-game loop); a ply is one decision."""
+    plies = 0
+    start = time.process_time()
+    for g in range(games):
+        pick = random.Random(seed + g)
+        board = chess.Board()
+        while not board.is_game_over():
+            moves = list(board.legal_moves)
+            board.push(moves[pick.randrange(len(moves))])
+            plies += 1
+    return plies, time.process_time() - start
 
 
 def sizes(games: int, seed: int) -> dict[str, Any]:
@@ -72,11 +110,12 @@ def sizes(games: int, seed: int) -> dict[str, Any]:
 
 
 def selfplay(bot: str, players: int, games: int, seed: int) -> dict[str, Any]:
-    start = time.perf_counter()
+    """Games of built-in bots in this process; rates per CPU second, as the engine's."""
+    start = time.process_time()
     reports = [
         play_one(GameConfig(players=players), seed + g, [bot] * players) for g in range(games)
     ]
-    s = summarize(reports, time.perf_counter() - start)
+    s = summarize(reports, time.process_time() - start)
     keys = (
         "games",
         "games_per_sec",
@@ -94,8 +133,9 @@ def run(args: argparse.Namespace) -> int:
     load_catalogue()  # not part of any measurement
     results: dict[str, Any] = {"engine": [], "selfplay": []}
     for players in (2, 4):
-        results["engine"].append(engine_throughput(players, max(4, args.games // 4), args.seed))
-        _show(args, "engine random", results["engine"][-1])
+        row = engine_against_chess(players, max(4, args.games // 4), args.seed)
+        results["engine"].append(row)
+        _show(args, "engine random", row)
     for bot in ("random", "greedy"):
         for players in (2, 3, 4):
             results["selfplay"].append(selfplay(bot, players, args.games, args.seed))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import CUBES, MEEPLES, N_BUCKETS, Bucket, Cube, Meeple, lower
@@ -17,7 +18,7 @@ from heights_rules.errors import InvalidActionError
 from heights_rules.geometry import SPACES, parse_space, space_name
 
 ACTION_SPACE_VERSION = 1
-MAX_STACKS = 6
+MAX_STACKS: Final = 6
 
 
 class ActionKind(IntEnum):
@@ -44,7 +45,7 @@ class ActionKind(IntEnum):
 
 
 # Activation modes: (position the meeple is in, level of the ability used).
-ACTIVATE_MODES: tuple[tuple[Bucket, int], ...] = (
+ACTIVATE_MODES: Final[tuple[tuple[Bucket, int], ...]] = (
     (Bucket.HARD, 1),
     (Bucket.HARD, 0),
     (Bucket.STEADY, 0),
@@ -75,13 +76,13 @@ _SIZES: dict[ActionKind, int] = {
     ActionKind.GAIN: len(MEEPLES),
     ActionKind.TARGET: 2,
 }
-OFFSETS: dict[ActionKind, int] = {}
+OFFSETS: Final[dict[ActionKind, int]] = {}
 _total = 0
 for _kind in ActionKind:
     OFFSETS[_kind] = _total
     _total += _SIZES[_kind]
-NUM_ACTIONS = _total
-_KIND_OF_ID: list[ActionKind] = [k for k in ActionKind for _ in range(_SIZES[k])]
+NUM_ACTIONS: Final = _total
+_KIND_OF_ID: Final[list[ActionKind]] = [k for k in ActionKind for _ in range(_SIZES[k])]
 
 _SIMPLE_TEXT = {
     ActionKind.ROLL: "roll",
@@ -239,7 +240,7 @@ def split_id(action_id: int) -> tuple[ActionKind, int]:
 
 
 # Texts by id: the ids are a fixed, bounded set, and every view lists ~30 of them.
-_TEXTS: dict[int, str] = {}
+_TEXTS: Final[dict[int, str]] = {}
 
 
 def action_text(action_id: int) -> str:

@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from heights_rules.components import BuildingType, Cube, Meeple
 from heights_rules.errors import CatalogueError
@@ -21,11 +21,11 @@ from heights_rules.errors import CatalogueError
 DEFAULT_CATALOGUE = "reconstructed-v2"
 # What a configuration that names no catalogue was played with: every such record predates v2.
 LEGACY_CATALOGUE = "reconstructed-v1"
-BOARD_ROWS = 4
-BOARD_COLS = 5
-GRID_ROWS = 2
-GRID_COLS = 3
-MARKET_SIZE = 9
+BOARD_ROWS: Final = 4
+BOARD_COLS: Final = 5
+GRID_ROWS: Final = 2
+GRID_COLS: Final = 3
+MARKET_SIZE: Final = 9
 
 Params = dict[str, Any]
 # Beside this module, as installed. Not importlib.resources or pathlib: importing them

@@ -7,6 +7,7 @@ appear in action ids; their order is part of the action-space contract.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Final
 
 
 class Cube(IntEnum):
@@ -18,7 +19,7 @@ class Cube(IntEnum):
     STEEL = 3
 
 
-CUBES: tuple[Cube, ...] = tuple(Cube)
+CUBES: Final[tuple[Cube, ...]] = tuple(Cube)
 
 
 class Meeple(IntEnum):
@@ -35,10 +36,10 @@ class Meeple(IntEnum):
     GREEN = 8  # Public Servant: upgrades
 
 
-MEEPLES: tuple[Meeple, ...] = tuple(Meeple)
+MEEPLES: Final[tuple[Meeple, ...]] = tuple(Meeple)
 
 # Which cube each resource meeple produces.
-PRODUCES: dict[Meeple, Cube] = {
+PRODUCES: Final[dict[Meeple, Cube]] = {
     Meeple.BROWN: Cube.WOOD,
     Meeple.NAVY: Cube.CONCRETE,
     Meeple.CLEAR: Cube.GLASS,
@@ -78,7 +79,8 @@ class Bucket(IntEnum):
     USED_STEADY = 5  # activated this turn, was Working Steady
 
 
-N_BUCKETS = len(Bucket)
+N_BUCKETS: Final = 6  # len(Bucket), a literal so that compiled code inlines it
+assert N_BUCKETS == len(Bucket)
 
 
 class Level(IntEnum):
@@ -111,13 +113,13 @@ class Score(IntEnum):
     MAYOR_CUBES = 9
 
 
-SCORES: tuple[Score, ...] = tuple(Score)
+SCORES: Final[tuple[Score, ...]] = tuple(Score)
 
 
 # Names by value: an enum lookup costs more than the rest of a cheap step, and events
 # name colours on the per-step path.
-CUBE_NAMES: tuple[str, ...] = tuple(c.name for c in Cube)
-MEEPLE_NAMES: tuple[str, ...] = tuple(m.name for m in Meeple)
+CUBE_NAMES: Final[tuple[str, ...]] = tuple(c.name for c in Cube)
+MEEPLE_NAMES: Final[tuple[str, ...]] = tuple(m.name for m in Meeple)
 
 
 def lower(name: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from heights_rules import main_phase, turn
 from heights_rules.actions import ACTIVATE_MODES, MAX_STACKS, ActionKind, split_id
 from heights_rules.catalogue import MARKET_SIZE
@@ -100,7 +102,7 @@ def _done(s: State, p: int, arg: int) -> None:
     s.stack.pop()
 
 
-_HANDLERS = {
+_HANDLERS: Final = {
     ActionKind.END_TURN: lambda s, p, a: turn.end_turn(s, p),
     ActionKind.RALLY: lambda s, p, a: turn.rally(s, p, go=True),
     ActionKind.STOP: lambda s, p, a: turn.rally(s, p, go=False),

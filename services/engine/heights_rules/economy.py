@@ -8,12 +8,14 @@ only once every real cube of its colour is on buildings (A-21).
 
 from __future__ import annotations
 
-from heights_rules.components import CUBE_NAMES, CUBES, MEEPLE_NAMES, Bucket, Score
+from typing import Final
+
+from heights_rules.components import CUBE_NAMES, MEEPLE_NAMES, Bucket, Score
 from heights_rules.options import EndTrigger
 from heights_rules.state import State
 
-N_CUBES = len(CUBES)
-MISC = N_CUBES  # offset of the misc counts in a player's cube list
+N_CUBES: Final = 4  # len(CUBES), a literal so that compiled code inlines it
+MISC: Final = N_CUBES  # offset of the misc counts in a player's cube list
 
 
 def gain_cube(s: State, p: int, colour: int) -> None:

@@ -6,6 +6,8 @@ if it can run to the end, so a Public Figure can never lead to a dead end.
 
 from __future__ import annotations
 
+from typing import Final
+
 from heights_rules.catalogue import EffectRef, ScoringRef
 from heights_rules.components import MEEPLE_NAMES, N_BUCKETS, Meeple, Score
 from heights_rules.economy import gain_wild, meeple_available
@@ -86,7 +88,7 @@ def _double_politicians(s: State, p: int, tile: int, ref: EffectRef) -> None:
     s.pol_mult *= 2
 
 
-_RUNNERS = {
+_RUNNERS: Final = {
     "gain_vp": _gain_vp,
     "gain_sp": _gain_sp,
     "gain_wild": _gain_wild,

@@ -12,7 +12,7 @@ document stores one as the list `[kind, player, a, b, c]`.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 
 class F(IntEnum):
@@ -85,4 +85,9 @@ class Frame(NamedTuple):
 
 
 def frame(kind: F, player: int, a: int = 0, b: int = 0, c: Any = ()) -> Frame:
-    return Frame(kind, player, a, b, c)
+    # tuple.__new__ straight away: a NamedTuple's own __new__ is Python code, run once
+    # more for every frame (the same object either way).
+    return _new(Frame, (kind, player, a, b, c))
+
+
+_new: Final = tuple.__new__

@@ -8,12 +8,13 @@ plain Manhattan distances that ignore water and occupied spaces (A-06).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from heights_rules.catalogue import BOARD_COLS, BOARD_ROWS, GRID_COLS, GRID_ROWS, Catalogue
 
-ROWS = BOARD_ROWS * GRID_ROWS
-COLS = BOARD_COLS * GRID_COLS
-SPACES = ROWS * COLS
+ROWS: Final = BOARD_ROWS * GRID_ROWS
+COLS: Final = BOARD_COLS * GRID_COLS
+SPACES: Final = ROWS * COLS
 ROW_NAMES = "ABCDEFGH"
 
 
@@ -39,7 +40,7 @@ def _manhattan(a: int, b: int) -> int:
 
 
 # DISTANCE[a][b]: the grid never changes shape, so distances are a table lookup.
-DISTANCE: tuple[tuple[int, ...], ...] = tuple(
+DISTANCE: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(_manhattan(a, b) for b in range(SPACES)) for a in range(SPACES)
 )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from heights_rules.actions import OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import MEEPLES, N_BUCKETS, Bucket
@@ -9,16 +11,19 @@ from heights_rules.economy import payment_sources
 from heights_rules.effects import usable_buildings
 from heights_rules.frames import F, PickEffect, Purpose
 from heights_rules.main_phase import main_legal, upgrade_targets
-from heights_rules.market import place_costs, prime_costs, start_spaces
+from heights_rules.market import affordable_spaces, prime_costs, start_spaces
 from heights_rules.solo import mayor_build_options
 from heights_rules.state import State
 
-_O = OFFSETS
+_O: Final = OFFSETS
 _K = ActionKind
-# The commonest decisions, resolved before the table lookup below.
-_MAIN, _PAY, _ROLL, _RISK, _PLACE = F.MAIN, F.PAY, F.ROLL, F.RISK, F.PLACE
-_PAY_ID, _ROLL_ID, _PLACE_ID = _O[_K.PAY], _O[_K.ROLL], _O[_K.PLACE]
-_RALLY_ID, _STOP_ID = _O[_K.RALLY], _O[_K.STOP]
+# The commonest decisions, resolved before the table lookup below (Final: compiled code
+# reads these as C values, not from the module's dict).
+_PAY_ID: Final = _O[_K.PAY]
+_ROLL_ID: Final = _O[_K.ROLL]
+_PLACE_ID: Final = _O[_K.PLACE]
+_RALLY_ID: Final = _O[_K.RALLY]
+_STOP_ID: Final = _O[_K.STOP]
 
 
 def legal_ids(s: State) -> list[int]:
@@ -32,15 +37,15 @@ def legal_actions(s: State) -> list[int]:
     if not s.stack:
         return []
     kind, p, a, b, c = s.stack[-1]
-    if kind == _MAIN:
+    if kind is F.MAIN:
         return main_legal(s, p)
-    if kind == _PAY:
+    if kind is F.PAY:
         return [_PAY_ID + src for src in payment_sources(s, p)]
-    if kind == _ROLL:
+    if kind is F.ROLL:
         return [_ROLL_ID]
-    if kind == _RISK:
+    if kind is F.RISK:
         return [_RALLY_ID, _STOP_ID]
-    if kind == _PLACE:
+    if kind is F.PLACE:
         return [_PLACE_ID + space for space in _place_spaces(s, p, a, c)]
     if kind is F.MAYOR_BUILD:
         return mayor_build_options(s)
@@ -56,8 +61,7 @@ def _place_spaces(s: State, p: int, purpose: int, extra: object) -> list[int]:
     funds = s.funds(p)
     if purpose == Purpose.BUY:
         assert isinstance(extra, int)
-        budget = funds - extra
-        return sorted(space for space, cost in place_costs(s, p) if cost <= budget)
+        return affordable_spaces(s, p, funds - extra)
     return sorted(space for space, cost in prime_costs(s) if cost <= funds)
 
 
@@ -130,7 +134,7 @@ def _target(s: State, p: int, a: int, b: int, c: object) -> list[int]:
     return [_O[_K.TARGET] + i for i in range(len(s.targets[p]))]
 
 
-_FRAME_LEGAL = {
+_FRAME_LEGAL: Final = {
     F.START: _start,
     F.ASIDE: _aside,
     F.STRIKE: _strike,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from heights_rules.actions import ACTIVATE_MODES, MAX_STACKS, OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.completion import build_cube
@@ -15,25 +17,31 @@ from heights_rules.effects import usable_buildings
 from heights_rules.frames import F, Purpose, RollKind, frame
 from heights_rules.market import (
     TRADE_PRICE,
+    cheapest_place_cost,
+    cheapest_prime_cost,
     market_cost,
     market_costs,
-    place_costs,
-    prime_costs,
     start_trade,
     take_from_market,
 )
 from heights_rules.state import State
 
-_ACT = OFFSETS[ActionKind.ACTIVATE]
-_BUY = OFFSETS[ActionKind.BUY]
-_TRADE = OFFSETS[ActionKind.TRADE]
-_WILD = OFFSETS[ActionKind.WILD]
-_BUILD = OFFSETS[ActionKind.BUILD]
-_END = OFFSETS[ActionKind.END_TURN]
-_N_MODES = len(ACTIVATE_MODES)
-_HARD, _STEADY, _EXHAUSTED = int(Bucket.HARD), int(Bucket.STEADY), int(Bucket.EXHAUSTED)
-_USED = {Bucket.HARD: Bucket.USED_HARD, Bucket.STEADY: Bucket.USED_STEADY}
-_ALWAYS = frozenset(
+# Final: compiled code reads these as C values, not from the module's dict.
+_ACT: Final = OFFSETS[ActionKind.ACTIVATE]
+_BUY: Final = OFFSETS[ActionKind.BUY]
+_TRADE: Final = OFFSETS[ActionKind.TRADE]
+_WILD: Final = OFFSETS[ActionKind.WILD]
+_BUILD: Final = OFFSETS[ActionKind.BUILD]
+_END: Final = OFFSETS[ActionKind.END_TURN]
+_N_MODES: Final = len(ACTIVATE_MODES)
+_HARD: Final = int(Bucket.HARD)
+_STEADY: Final = int(Bucket.STEADY)
+_EXHAUSTED: Final = int(Bucket.EXHAUSTED)
+_USED: Final = {Bucket.HARD: Bucket.USED_HARD, Bucket.STEADY: Bucket.USED_STEADY}
+# The cube each colour of meeple produces, -1 for none, by colour: no Meeple(colour) to
+# build (an enum call is Python code) at every activation.
+_PRODUCES: Final = tuple(int(PRODUCES[m]) if m in PRODUCES else -1 for m in MEEPLES)
+_ALWAYS: Final = frozenset(
     {Meeple.BROWN, Meeple.NAVY, Meeple.CLEAR, Meeple.BLUE, Meeple.YELLOW, Meeple.MAGENTA}
 )
 
@@ -56,9 +64,9 @@ def main_legal(s: State, p: int) -> list[int]:
                 out.append(base + 2)
     funds = s.funds(p)
     if not s.bought:
-        costs = place_costs(s, p)
-        if costs:
-            budget = funds - costs[0][1]
+        cheapest = cheapest_place_cost(s, p)
+        if cheapest >= 0:
+            budget = funds - cheapest
             for level in (0, 1):
                 prices = market_costs(s, level)
                 base = _BUY + level * MARKET_SIZE
@@ -70,32 +78,45 @@ def main_legal(s: State, p: int) -> list[int]:
             out.append(_TRADE + colour)
     if s.wild[p]:
         out.extend(range(_WILD, _WILD + 4))
-    out.extend(build_options(s, p))
-    out.sort()
-    return out
+    builds = build_options(s, p)  # the highest ids, in p's order of tiles
+    if builds:
+        builds.sort()
+        out.extend(builds)
+    return out  # sorted: every block above was appended in order
 
 
 def build_options(s: State, p: int) -> list[int]:
     """BUILD ids for p's incomplete tiles; identical stacks of a tile are offered once."""
     held = s.cubes[p]
-    ok = [can_build_colour(s, p, c) for c in range(4)] if any(held) else None
-    if ok is None or not any(ok):
+    if not (held[0] or held[1] or held[2] or held[3] or held[4] or held[5] or held[6] or held[7]):
         return []
-    out = []
+    ok = [can_build_colour(s, p, c) for c in range(4)]
+    if not (ok[0] or ok[1] or ok[2] or ok[3]):
+        return []
+    out: list[int] = []
     table = _stack_table(s)
+    complete, fills, space_of = s.complete, s.fill, s.space_of
     for tile in s.owned[p]:
-        if s.complete[tile]:
+        if complete[tile]:
             continue
-        fill = s.fill[tile]
-        base = _BUILD + s.space_of[tile] * MAX_STACKS
+        fill = fills[tile]
+        base = _BUILD + space_of[tile] * MAX_STACKS
         for i, colour, height, twins in table[tile]:
             f = fill[i]
-            if f < height and ok[colour] and not any(fill[j] == f for j in twins):
+            if f < height and ok[colour] and not (twins and _twin_at(fill, twins, f)):
                 out.append(base + i)
     return out
 
 
-_TABLES: dict[str, tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]] = {}
+def _twin_at(fill: tuple[int, ...], twins: tuple[int, ...], f: int) -> bool:
+    """Whether an identical earlier stack stands at the same fill (one choice, not two)."""
+    for j in twins:  # noqa: SIM110 (a loop, not any() over a generator: no generator per call)
+        if fill[j] == f:
+            return True
+    return False
+
+
+_TABLES: Final[dict[str, tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]]] = {}
 
 
 def _stack_table(s: State) -> tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]:
@@ -121,14 +142,22 @@ def _usable(s: State, p: int, colour: int, level: int) -> bool:
         if level == 0:
             return any(s.meeples[p][_EXHAUSTED::N_BUCKETS])
         return can_take(s, p)
-    return bool(upgrade_targets(s, p))  # GREEN
+    return _any_upgrade(s.meeples[p])  # GREEN
+
+
+def _any_upgrade(m: list[int]) -> bool:
+    """Whether `upgrade_targets` would list anything, without building the list."""
+    for colour in range(len(MEEPLES)):
+        if colour != Meeple.GREEN and (
+            m[colour * N_BUCKETS + _STEADY] or m[colour * N_BUCKETS + _EXHAUSTED]
+        ):
+            return True
+    return False
 
 
 def can_take(s: State, p: int) -> bool:
-    primes = prime_costs(s)
-    return (
-        bool(primes) and primes[0][1] <= s.funds(p) and any(t >= 0 for row in s.market for t in row)
-    )
+    cheapest = cheapest_prime_cost(s)
+    return 0 <= cheapest <= s.funds(p) and any(t >= 0 for row in s.market for t in row)
 
 
 def upgrade_targets(s: State, p: int) -> list[tuple[int, int]]:
@@ -150,9 +179,10 @@ def activate(s: State, p: int, colour: int, mode: int) -> None:
     m[colour * N_BUCKETS + bucket] -= 1
     m[colour * N_BUCKETS + _USED[bucket]] += 1
     s.log("activate", p, colour=MEEPLE_NAMES[colour], level=level)
-    if colour in PRODUCES:
+    cube = _PRODUCES[colour]
+    if cube >= 0:
         for _ in range(level + 1):
-            gain_cube(s, p, PRODUCES[Meeple(colour)])
+            gain_cube(s, p, cube)
     elif colour == Meeple.YELLOW:
         score_politicians(s, p, level + 1)
     elif colour == Meeple.MAGENTA:

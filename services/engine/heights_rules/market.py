@@ -6,6 +6,8 @@ new tiles enter at position 8 (A-08).
 
 from __future__ import annotations
 
+from typing import Final
+
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.components import Score
 from heights_rules.economy import gain_cube
@@ -14,7 +16,7 @@ from heights_rules.geometry import COLS, DISTANCE, SPACES, manhattan, space_name
 from heights_rules.options import StartSpacing
 from heights_rules.state import State
 
-TRADE_PRICE = (2, 2, 2, 3)  # wood, concrete, glass: 2 any; steel: 3 any (§4.3.7)
+TRADE_PRICE: Final = (2, 2, 2, 3)  # wood, concrete, glass: 2 any; steel: 3 any (§4.3.7)
 
 
 def market_costs(s: State, level: int) -> tuple[int, ...]:
@@ -36,22 +38,72 @@ def place_costs(s: State, p: int) -> tuple[tuple[int, int], ...]:
     cached = s._place_cache.get(p)
     if cached is not None:
         return cached
-    on_cell = s.on_cell
-    out = [(space, _space_cost(s, p, space)) for space in s.geo.land_spaces if on_cell[space] < 0]
-    result = tuple(sorted(out, key=_by_cost))
+    on_cell, prime, near = s.on_cell, s.geo.prime, s.near[p]
+    # cost * 128 + space sorts as (cost, space) with no key function (spaces < 128).
+    codes = []
+    for space in s.geo.land_spaces:
+        if on_cell[space] < 0:
+            d = near[space]
+            codes.append((prime[space] + (d - 1 if d > 1 else 0)) << 7 | space)
+    codes.sort()
+    result = tuple([(code & 127, code >> 7) for code in codes])
     s._place_cache[p] = result
     return result
 
 
-def _by_cost(pair: tuple[int, int]) -> tuple[int, int]:
-    return pair[1], pair[0]
+def cheapest_place_cost(s: State, p: int) -> int:
+    """The cost of p's cheapest empty land space (`place_costs(s, p)[0][1]`), or -1 when
+    none is left. The MAIN decision needs only this: a scan that stops at the first free
+    space costs less than the sorted list (measured, docs/engine.md), which waits for a
+    purchase."""
+    cached = s._place_cache.get(p)
+    if cached is not None:
+        return cached[0][1] if cached else -1
+    on_cell, prime, near = s.on_cell, s.geo.prime, s.near[p]
+    best = -1
+    for space in s.geo.land_spaces:
+        if on_cell[space] < 0:
+            d = near[space]
+            cost = prime[space] + (d - 1 if d > 1 else 0)
+            if cost < best or best < 0:
+                best = cost
+                if cost == 0:
+                    break
+    return best
+
+
+def cheapest_prime_cost(s: State) -> int:
+    """The prime cost of the cheapest empty land space (`prime_costs(s)[0][1]`), or -1."""
+    cached = s._place_cache.get(-1)
+    if cached is not None:
+        return cached[0][1] if cached else -1
+    on_cell, prime = s.on_cell, s.geo.prime
+    best = -1
+    for space in s.geo.land_spaces:
+        if on_cell[space] < 0 and (prime[space] < best or best < 0):
+            best = prime[space]
+            if best == 0:
+                break
+    return best
+
+
+def affordable_spaces(s: State, p: int, budget: int) -> list[int]:
+    """The empty land spaces p can place a bought plan on within `budget`, in order."""
+    on_cell, prime, near = s.on_cell, s.geo.prime, s.near[p]
+    out = []
+    for space in s.geo.land_spaces:
+        if on_cell[space] < 0:
+            d = near[space]
+            if prime[space] + (d - 1 if d > 1 else 0) <= budget:
+                out.append(space)
+    return out
 
 
 # nearest_own by the spaces a player's tiles stand on. A state rebuilt from a document
 # (a bot's at every decision, a replica catching up) recomputes it for every player, and
 # the same few layouts recur all game: uncached this was most of `from_dict`'s time.
-_NEAREST: dict[tuple[int, ...], tuple[int, ...]] = {}
-_NEAREST_CACHE_SIZE = 4096
+_NEAREST: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
+_NEAREST_CACHE_SIZE: Final = 4096
 
 
 def nearest_own(s: State, p: int) -> list[int]:
@@ -71,9 +123,9 @@ def prime_costs(s: State) -> tuple[tuple[int, int], ...]:
     """(space, prime cost) of every empty land space, cheapest first (City Planner takes)."""
     cached = s._place_cache.get(-1)
     if cached is None:
-        geo = s.geo
-        spaces = [(sp, geo.prime[sp]) for sp in geo.land_spaces if s.on_cell[sp] < 0]
-        cached = tuple(sorted(spaces, key=_by_cost))
+        on_cell, prime = s.on_cell, s.geo.prime
+        codes = sorted([prime[sp] << 7 | sp for sp in s.geo.land_spaces if on_cell[sp] < 0])
+        cached = tuple([(code & 127, code >> 7) for code in codes])
         s._place_cache[-1] = cached
     return cached
 

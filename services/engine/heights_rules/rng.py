@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from typing import Final
 
-SEED_BITS = 64
-_U64 = struct.Struct("<Q")
+SEED_BITS: Final = 64
+_U64: Final = struct.Struct("<Q")
 
 
 class KeyedRng:
@@ -30,9 +31,9 @@ class KeyedRng:
     def digest(self, purpose: bytes, *counters: int) -> bytes:
         """64 pseudo-random bytes for (purpose, counters)."""
         h = self._keyed.copy()
-        h.update(purpose)
-        for c in counters:
-            h.update(_U64.pack(c))
+        # One update of the same bytes (purpose, then each counter as 8 little-endian
+        # bytes): the digest is that of the concatenation, however it is fed.
+        h.update(purpose + b"".join([_U64.pack(c) for c in counters]))
         return h.digest()
 
     def below(self, n: int, purpose: bytes, *counters: int) -> int:

@@ -8,7 +8,7 @@ docs/catalogue.md for the parameters. Adjacency is orthogonal on the global map.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from heights_rules.catalogue import GRID_COLS, GRID_ROWS, ScoringRef
 from heights_rules.components import N_BUCKETS, Bucket, BuildingType, Meeple
@@ -16,8 +16,8 @@ from heights_rules.geometry import manhattan
 from heights_rules.state import State
 
 Params = dict[str, Any]
-N_NEIGHBORHOODS = GRID_ROWS * GRID_COLS
-_POSITION_BUCKETS = {
+N_NEIGHBORHOODS: Final = GRID_ROWS * GRID_COLS
+_POSITION_BUCKETS: Final = {
     "HARD": (Bucket.HARD, Bucket.USED_HARD),
     "STEADY": (Bucket.STEADY, Bucket.USED_STEADY),
     "EXHAUSTED": (Bucket.EXHAUSTED, Bucket.EXHAUSTED),
@@ -270,7 +270,7 @@ def stack_height_at_least(s: State, owner: int, params: Params, anchor: int) -> 
     return len(tall) * int(params["per"])
 
 
-_FUNCTIONS: dict[str, Callable[[State, int, Params, int], int]] = {
+_FUNCTIONS: Final[dict[str, Callable[[State, int, Params, int], int]]] = {
     "per_adjacent": per_adjacent,
     "per_adjacent_empty": per_adjacent_empty,
     "per_within": per_within,

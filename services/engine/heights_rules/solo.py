@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from heights_rules.actions import MAX_STACKS, OFFSETS, ActionKind
 from heights_rules.catalogue import MARKET_SIZE
 from heights_rules.completion import complete_building
@@ -13,8 +15,8 @@ from heights_rules.market import put_on_map, slide_and_refill
 from heights_rules.ranking import MAYOR_SEAT
 from heights_rules.state import State
 
-_BUILD = OFFSETS[ActionKind.BUILD]
-_DIE_ATTEMPTS = 1000  # re-rolls for a full neighborhood; then the lowest open one
+_BUILD: Final = OFFSETS[ActionKind.BUILD]
+_DIE_ATTEMPTS: Final = 1000  # re-rolls for a full neighborhood; then the lowest open one
 
 
 def mayor_roll(s: State) -> None:

@@ -10,7 +10,7 @@ mutable is a list of ints or of immutable values, so a copy is a handful of list
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from heights_rules.catalogue import Catalogue, load_catalogue
 from heights_rules.components import CUBES, MEEPLES, N_BUCKETS, SCORES, Score
@@ -45,6 +45,9 @@ class Event(NamedTuple):
     kind: str
     player: int
     data: dict[str, Any]
+
+
+_new_event: Final = tuple.__new__
 
 
 class State:
@@ -198,10 +201,12 @@ class State:
     def add_score(self, p: int, category: Score, vp: int, why: str) -> None:
         if vp:
             self.score[p][category] += vp
-            self.events.append(Event("score", p, {"vp": vp, "category": category.name, "why": why}))
+            data = {"vp": vp, "category": category.name, "why": why}
+            self.events.append(_new_event(Event, ("score", p, data)))
 
     def log(self, kind: str, player: int, **data: Any) -> None:
-        self.events.append(Event(kind, player, data))
+        # tuple.__new__ straight away: a NamedTuple's own __new__ is Python code.
+        self.events.append(_new_event(Event, (kind, player, data)))
 
     def invalidate_map(self) -> None:
         self._place_cache = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from heights_rules.components import MEEPLE_NAMES, MEEPLES, N_BUCKETS, Bucket
 from heights_rules.economy import MISC, gain_wild
 from heights_rules.final import final_scoring
@@ -10,9 +12,12 @@ from heights_rules.market import place_tokens, slide_and_refill
 from heights_rules.solo import mayor_build_auto, mayor_roll
 from heights_rules.state import Phase, State, Termination
 
-MAX_ACTIVE = 10
-_HARD, _STEADY, _EXHAUSTED = int(Bucket.HARD), int(Bucket.STEADY), int(Bucket.EXHAUSTED)
-_PREP_ROLL_LIMIT = 10_000  # a safety bound; the chance of reaching it is 0.6**10000
+MAX_ACTIVE: Final = 10
+_HARD: Final = int(Bucket.HARD)
+_STEADY: Final = int(Bucket.STEADY)
+_EXHAUSTED: Final = int(Bucket.EXHAUSTED)
+_IDLE: Final = int(Bucket.IDLE)
+_PREP_ROLL_LIMIT: Final = 10_000  # a safety bound; the chance of reaching it is 0.6**10000
 
 
 def start_turn(s: State, p: int) -> None:
