@@ -55,6 +55,21 @@ def test_json_report_counts_the_games_it_played(
     assert "games ended by ROUND_CAP" in names
 
 
+def test_end_colours_name_the_colour_fully_built_when_the_end_was_triggered(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    records = tmp_path / "games.jsonl"
+    report = _stats(capsys, "--games", str(GAMES), "--records", str(records))
+    games = _records(records)
+    for game in games:
+        assert game.end_colours, "every game ended by its trigger"
+        assert set(game.end_colours) <= {"WOOD", "CONCRETE", "GLASS", "STEEL"}
+    assert sum(row["games"] for row in report["end_colours"].values()) == GAMES
+    old = json.loads(games[0].to_json())
+    del old["end_colours"]  # a record written before the field existed
+    assert GameRecord.from_json(json.dumps(old)).end_colours == []
+
+
 def test_ability_points_match_the_score_categories(tmp_path: Path) -> None:
     records = tmp_path / "games.jsonl"
     assert main(["stats", "--no-progress", "--games", "3", "--records", str(records)]) == 0

@@ -27,7 +27,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO_ROOT / "services" / "engine" / "heights_rules" / "data"
 SCHEMA_PATH = DATA_DIR / "catalogue.schema.json"
 # Every shipped catalogue meets decision 3; the checks run once per file.
-CATALOGUE_PATHS = [DATA_DIR / "reconstructed-v1.json", DATA_DIR / "reconstructed-v2.json"]
+CATALOGUE_PATHS = [DATA_DIR / f"reconstructed-v{n}.json" for n in (1, 2, 3)]
 
 BUILDING_TYPES = ["RESIDENTIAL", "PARK", "COMMERCIAL", "CIVIC", "INDUSTRY"]
 CUBE_COLOURS = ["WOOD", "CONCRETE", "GLASS", "STEEL"]
@@ -269,7 +269,7 @@ def test_schema_rejects_broken_catalogues(
 
 # --------------------------------------------------------------------------- top level
 def test_top_level(cat: Json) -> None:
-    assert cat["id"] in ("reconstructed-v1", "reconstructed-v2")
+    assert cat["id"] in ("reconstructed-v1", "reconstructed-v2", "reconstructed-v3")
     assert cat["map"] == {"board_rows": 4, "board_cols": 5, "grid_rows": 2, "grid_cols": 3}
     mc = cat["market_costs"]
     assert mc["level1"] == [1, 1, 2, 2, 3, 3, 4, 4, 5]  # A-07 proposal

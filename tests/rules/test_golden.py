@@ -40,6 +40,8 @@ MAX_STEPS = 20_000
 
 # reconstructed-v1 as recorded before rules revisions: these files never change.
 V1: dict[str, Any] = {"catalogue_id": "reconstructed-v1", "rules_revision": 1}
+# reconstructed-v2, the default until v3: named, so that these files never change either.
+V2: dict[str, Any] = {"catalogue_id": "reconstructed-v2"}
 
 # name -> (configuration, seed)
 CASES: dict[str, tuple[GameConfig, int]] = {
@@ -47,10 +49,14 @@ CASES: dict[str, tuple[GameConfig, int]] = {
     "3p-seed2": (GameConfig(players=3, **V1), 2),
     "4p-seed3": (GameConfig(players=4, **V1), 3),
     "solo-seed4": (GameConfig.solo_game(**V1), 4),
-    "v2-2p-seed1": (GameConfig(players=2), 1),
-    "v2-3p-seed2": (GameConfig(players=3), 2),
-    "v2-4p-seed3": (GameConfig(players=4), 3),
-    "v2-solo-seed4": (GameConfig.solo_game(), 4),
+    "v2-2p-seed1": (GameConfig(players=2, **V2), 1),
+    "v2-3p-seed2": (GameConfig(players=3, **V2), 2),
+    "v2-4p-seed3": (GameConfig(players=4, **V2), 3),
+    "v2-solo-seed4": (GameConfig.solo_game(**V2), 4),
+    "v3-2p-seed1": (GameConfig(players=2), 1),
+    "v3-3p-seed2": (GameConfig(players=3), 2),
+    "v3-4p-seed3": (GameConfig(players=4), 3),
+    "v3-solo-seed4": (GameConfig.solo_game(), 4),
 }
 
 

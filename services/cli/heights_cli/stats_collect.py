@@ -38,6 +38,7 @@ def collect(records: Sequence[GameRecord]) -> dict[str, Any]:
         "solo": first.solo,
         "catalogue": sorted({r.catalogue for r in records}),
         "end_reasons": dict(Counter(r.termination for r in records)),
+        "end_colours": _end_colours(records),
         "rounds": _rounds(records),
         "scores": _scores(records),
         "points_by_category": _categories(records),
@@ -56,6 +57,18 @@ def collect(records: Sequence[GameRecord]) -> dict[str, Any]:
 
 def _seat_count(r: GameRecord) -> int:
     return len(r.bots)
+
+
+def _end_colours(records: Sequence[GameRecord]) -> dict[str, Any]:
+    """Which colour triggered the end (§6), and the mean rounds of the games it ended:
+    the colours in play per player differ by player count (RULES.md §2, step 6)."""
+    by: dict[str, list[int]] = defaultdict(list)
+    for r in records:
+        by["+".join(r.end_colours) or "none"].append(r.rounds)
+    return {
+        colour: {"games": len(rounds), "mean_rounds": round(statistics.fmean(rounds), 2)}
+        for colour, rounds in sorted(by.items())
+    }
 
 
 def _rounds(records: Sequence[GameRecord]) -> dict[str, Any]:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from heights_bots import make_bot, seat_seed
 from heights_rules import (
     CHANCE,
+    Cube,
     GameConfig,
     GameState,
     Score,
@@ -55,6 +56,9 @@ class GameRecord:
     abilities: list[dict[str, list[int]]]  # per seat: completed purple tile -> [uses, VP]
     tiles: list[list[str]]  # per seat: completed tiles
     wild: list[int]  # per seat: Wild Tokens held at the end
+    # The colours fully built when the end was triggered (§6), e.g. ["CONCRETE"]; empty
+    # if it never was. Records written before this field read as [].
+    end_colours: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps({"record": RECORD_VERSION} | asdict(self), separators=(",", ":"))
@@ -79,15 +83,24 @@ def play_record(
     bots = [make_bot(n, seat_seed(seed, seat), **(budget or {})) for seat, n in enumerate(names)]
     state = new_game(config, seed)
     tally = _AbilityTally(state)
+    end_colours: list[str] = []
     while not state.is_terminal():
         seat = state.current_player()
         action = state.legal_actions()[0] if seat == CHANCE else bots[seat].act(state, seat)
         tally.read(state.apply(action))
-    return _record(state, seed, list(names), difficulty, tally)
+        if state.end_round and not end_colours:
+            end_colours = [c.name for c in Cube if state.on_buildings[c] == state.total[c]]
+    return _record(state, seed, list(names), difficulty, tally, end_colours=end_colours)
 
 
 def _record(
-    s: GameState, seed: int, names: list[str], difficulty: str, tally: _AbilityTally
+    s: GameState,
+    seed: int,
+    names: list[str],
+    difficulty: str,
+    tally: _AbilityTally,
+    *,
+    end_colours: list[str],
 ) -> GameRecord:
     o = outcome(s)
     cat = s.catalogue
@@ -124,6 +137,7 @@ def _record(
         abilities=abilities,
         tiles=completed,
         wild=[s.wild[p] for p in seats],
+        end_colours=end_colours,
     )
 
 

@@ -50,7 +50,8 @@ def write_report(report: dict[str, Any], directory: Path) -> Path:
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
         f"<p>catalogue {html.escape(', '.join(report['catalogue']))}; end reasons "
-        f"{html.escape(str(report['end_reasons']))}; Wild Tokens held at the end: mean "
+        f"{html.escape(str(report['end_reasons']))}; end triggered by "
+        f"{html.escape(str(report['end_colours']))}; Wild Tokens held at the end: mean "
         f"{report['wild_tokens']['mean']}, 99th percentile {report['wild_tokens']['p99']}, "
         f"max {report['wild_tokens']['max']}</p>{''.join(sections)}</body></html>",
         encoding="utf-8",

@@ -11,6 +11,7 @@ def print_report(report: dict[str, Any]) -> None:
     mode = "solo" if report["solo"] else f"{report['players']} players"
     print(f"{report['games']} games, {mode}, catalogue {', '.join(report['catalogue'])}")
     print(f"end reasons: {report['end_reasons']}")
+    print(f"end triggered by: {report['end_colours']}")
     r = report["rounds"]
     band = f", {r['in_band']:.1%} in {r['band'][0]}-{r['band'][1]}" if "in_band" in r else ""
     print(f"rounds: mean {r['mean']}, min {r['min']}, max {r['max']}{band}")
