@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -39,6 +40,7 @@ from heights_rules.game import determinize, from_infoset
 from heights_rules.observation import HIDDEN, PUBLIC, infoset
 from heights_rules.rng import KeyedRng
 from heights_rules.serialize import to_dict
+from heights_rules.state_fields import STATE_FIELDS, Stored, Visibility
 
 CONFIGS = (
     GameConfig(players=2),
@@ -299,16 +301,19 @@ def check_observation_hides(state: GameState, viewer: int, where: str) -> None:
     assert bool(view["legal"]) == shown_choices, f"{where}: legal actions shown to {viewer}"
 
 
-def public_fields(data: dict[str, object], viewer: int) -> dict[str, object]:
-    """The state document without what `viewer` does not know."""
+def public_fields(data: dict[str, Any], viewer: int) -> dict[str, Any]:
+    """The state document without what `viewer` does not know (the table's visibility)."""
     out = dict(data)
-    out.pop("seed")
-    piles = data["piles"]
-    targets = data["targets"]
-    assert isinstance(piles, list)
-    assert isinstance(targets, list)
-    out["piles"] = [sorted(pile) for pile in piles]
-    out["targets"] = [t if p == viewer else len(t) for p, t in enumerate(targets)]
+    for f in STATE_FIELDS:
+        key = f.document_key
+        if f.stored is Stored.REBUILT or f.visibility is Visibility.PUBLIC:
+            continue
+        if f.visibility is Visibility.NOBODY:
+            out.pop(key)
+        elif f.visibility is Visibility.CONTENTS:
+            out[key] = [sorted(row) for row in data[key]]
+        else:  # OWN_SEAT: the viewer's row, and how long the others' are
+            out[key] = [row if p == viewer else len(row) for p, row in enumerate(data[key])]
     return out
 
 

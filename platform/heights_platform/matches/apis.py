@@ -247,7 +247,7 @@ class ChallengeCreateApi(GenericAPIView[Match]):
         seed = serializers.IntegerField(
             required=False,
             min_value=0,
-            max_value=2**63 - 1,
+            max_value=services.SEED_LIMIT - 1,
             help_text="Chooses the seed (shown as chosen); a secret draw if omitted.",
         )
 

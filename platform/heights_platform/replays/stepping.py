@@ -183,9 +183,9 @@ def step_view(
     state = state_at(sha256=sha256, record=record, step=step, checkpoints=checkpoints)
     if step == len(record.actions):
         return Step(step, state, None, state.current_player(), [])
-    after = state.clone()
     action = record.actions[step]
-    events = after.apply(action)
+    # The step's events, the one way through a record (a refused action is a ReplayError).
+    _, events = next(replay_advance(record, state.clone(), step, step + 1))
     return Step(
         step,
         state,

@@ -10,6 +10,7 @@ from typing import Any
 from heights_bots.bot import Bot, make_bot, seat_seed
 from heights_rules import (
     CHANCE,
+    SEED_BITS,
     GameConfig,
     GameState,
     Outcome,
@@ -18,6 +19,7 @@ from heights_rules import (
     Termination,
     new_game,
     outcome,
+    shared_first_points,
 )
 
 
@@ -56,15 +58,12 @@ class GameRecord:
     seconds: float
 
     def points(self, seat: int) -> float:
-        """1 for a sole win, 1/k for a victory shared by k, else 0."""
-        ranks = self.outcome.ranks
-        if ranks[seat] != 1:
-            return 0.0
-        return 1.0 / sum(1 for r in ranks[: len(self.seats)] if r == 1)
+        """1 for a sole win, 1/k for a first shared by k (the Mayor too), else 0."""
+        return float(shared_first_points(self.outcome.ranks)[seat])
 
 
 def game_seed(series_seed: int, index: int) -> int:
-    return (series_seed * 1_000_003 + index) % 2**63
+    return (series_seed * 1_000_003 + index) % (1 << SEED_BITS)
 
 
 def run_games(

@@ -12,12 +12,15 @@ import gzip
 import json
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import chess
 
 from heights_cli.selfplay import play_one, summarize
-from heights_rules import GameConfig, KeyedRng, load_catalogue, new_game
+from heights_rules import GameConfig, GameState, KeyedRng, infoset, load_catalogue, new_game
+
+PARTS = ("engine", "state", "selfplay", "sizes")
 
 
 def register(commands: Any) -> None:
@@ -27,6 +30,12 @@ def register(commands: Any) -> None:
     p.add_argument("--games", type=int, default=40, help="games per self-play measurement")
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--only",
+        action="append",
+        choices=PARTS,
+        help="run only this part (repeatable; default: all of them)",
+    )
     p.set_defaults(run=run)
 
 
@@ -88,6 +97,40 @@ def chess_random_play(games: int, seed: int) -> tuple[int, float]:
     return plies, time.process_time() - start
 
 
+def state_operations(games: int, seed: int, rounds: int = 20) -> dict[str, Any]:
+    """Per-state operations the bots and the engine service repeat: ops per CPU second.
+
+    Copies (every search rollout), the byte form and its hash (every replay checkpoint,
+    the engine's store), rebuilding from bytes, and a seat's infoset (every observation).
+    The states are sampled from 4-player random games; CPU time, not wall time, so a
+    busy machine moves the figures less.
+    """
+    states: list[GameState] = []
+    for g in range(games):
+        state = new_game(GameConfig(players=4), seed + g)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply(legal[(state.steps * 7919) % len(legal)])
+            if state.steps % 16 == 0:
+                states.append(state.clone())
+    blobs = [s.to_bytes() for s in states]
+    ops: dict[str, Callable[[int], object]] = {
+        "clone": lambda i: states[i].clone(),
+        "to_bytes": lambda i: states[i].to_bytes(),
+        "state_hash": lambda i: states[i].state_hash(),
+        "from_bytes": lambda i: GameState.from_bytes(blobs[i]),
+        "infoset": lambda i: infoset(states[i], i % 4),
+    }
+    row: dict[str, Any] = {"states": len(states)}
+    for name, op in ops.items():
+        start = time.process_time()
+        for _ in range(rounds):
+            for i in range(len(states)):
+                op(i)
+        row[f"{name}_per_cpu_sec"] = round(rounds * len(states) / (time.process_time() - start))
+    return row
+
+
 def sizes(games: int, seed: int) -> dict[str, Any]:
     """Largest serialized state seen and the compressed replay of 4-player greedy games."""
     biggest_state = 0
@@ -131,17 +174,26 @@ def selfplay(bot: str, players: int, games: int, seed: int) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     load_catalogue()  # not part of any measurement
-    results: dict[str, Any] = {"engine": [], "selfplay": []}
-    for players in (2, 4):
-        row = engine_against_chess(players, max(4, args.games // 4), args.seed)
-        results["engine"].append(row)
-        _show(args, "engine random", row)
-    for bot in ("random", "greedy"):
-        for players in (2, 3, 4):
-            results["selfplay"].append(selfplay(bot, players, args.games, args.seed))
-            _show(args, f"selfplay {bot}", results["selfplay"][-1])
-    results["sizes"] = sizes(max(2, args.games // 10), args.seed)
-    _show(args, "sizes", results["sizes"])
+    parts = args.only or PARTS
+    results: dict[str, Any] = {}
+    if "engine" in parts:
+        results["engine"] = []
+        for players in (2, 4):
+            row = engine_against_chess(players, max(4, args.games // 4), args.seed)
+            results["engine"].append(row)
+            _show(args, "engine random", row)
+    if "state" in parts:
+        results["state"] = state_operations(max(2, args.games // 10), args.seed)
+        _show(args, "state ops", results["state"])
+    if "selfplay" in parts:
+        results["selfplay"] = []
+        for bot in ("random", "greedy"):
+            for players in (2, 3, 4):
+                results["selfplay"].append(selfplay(bot, players, args.games, args.seed))
+                _show(args, f"selfplay {bot}", results["selfplay"][-1])
+    if "sizes" in parts:
+        results["sizes"] = sizes(max(2, args.games // 10), args.seed)
+        _show(args, "sizes", results["sizes"])
     if args.json:
         print(json.dumps(results))
     return 0

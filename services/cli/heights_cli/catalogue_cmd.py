@@ -1,4 +1,5 @@
-"""`heights catalogue`: the component catalogue in force, and the rule options."""
+"""`heights catalogue`: the component catalogue in force, the rule options, the action
+space and the state's fields."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from heights_rules import (
     DEFAULT_CATALOGUE,
     OPTION_SPECS,
+    STATE_FIELDS,
     CatalogueError,
     describe_action_space,
     load_catalogue,
@@ -27,6 +29,11 @@ def register(commands: Any) -> None:
         help="print the rule options: canonical names, allowed values, defaults",
     )
     p.add_argument("--actions", action="store_true", help="print the action-space layout")
+    p.add_argument(
+        "--state-fields",
+        action="store_true",
+        help="print the state's fields as docs/engine.md's Markdown table",
+    )
     p.set_defaults(run=run)
 
 
@@ -36,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.actions:
         print(json.dumps(describe_action_space(), indent=2))
+        return 0
+    if args.state_fields:
+        print(state_fields_markdown(), end="")
         return 0
     try:
         catalogue = load_catalogue(args.id)
@@ -73,3 +83,17 @@ def _print_options(*, as_json: bool) -> None:
     for spec in OPTION_SPECS:
         default = json.dumps(spec.default).strip('"')
         print(f"{spec.name:{width}}  {default:14}  {spec.allowed}")
+
+
+def state_fields_markdown() -> str:
+    """The table of the state's fields in docs/engine.md, made from the rules core's table."""
+    lines = [
+        "| field | kind | in the state document | who may know it | what it holds |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for f in STATE_FIELDS:
+        stored = f.stored.value + (f" as `{f.key}`" if f.key else "")
+        lines.append(
+            f"| `{f.name}` | {f.kind.value} | {stored} | {f.visibility.value} | {f.holds} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heights_cli.stats_games import GameRecord
+from heights_rules import MAYOR_SEAT
 
 # Decision 3's bands of game length, in rounds, by player count.
 ROUND_BANDS: dict[int, tuple[int, int]] = {2: (14, 22), 3: (12, 19), 4: (10, 16)}
@@ -232,7 +233,7 @@ def _solo(records: Sequence[GameRecord]) -> dict[str, Any]:
             "games": len(rs),
             "win_rate": round(statistics.fmean(r.points[0] for r in rs), 4),
             "mean_score": round(statistics.fmean(r.totals[0] for r in rs), 2),
-            "mean_mayor_score": round(statistics.fmean(r.totals[1] for r in rs), 2),
+            "mean_mayor_score": round(statistics.fmean(r.totals[MAYOR_SEAT] for r in rs), 2),
         }
         for level, rs in sorted(by.items(), key=lambda kv: _LEVELS.index(kv[0]))
     }

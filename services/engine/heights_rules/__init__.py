@@ -86,6 +86,7 @@ from heights_rules.replay import (
 from heights_rules.rng import SEED_BITS, KeyedRng
 from heights_rules.scoring import evaluate
 from heights_rules.state import CHANCE, TERMINAL, Event, Phase, Termination
+from heights_rules.state_fields import STATE_FIELDS, StateField
 
 __all__ = [
     "ACTION_SPACE_VERSION",
@@ -105,6 +106,7 @@ __all__ = [
     "PUBLIC",
     "RULES_REVISION",
     "SEED_BITS",
+    "STATE_FIELDS",
     "TERMINAL",
     "Action",
     "ActionError",
@@ -141,6 +143,7 @@ __all__ = [
     "Score",
     "ScoringRef",
     "StartSpacing",
+    "StateField",
     "Termination",
     "TileDef",
     "Verification",

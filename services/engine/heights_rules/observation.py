@@ -1,8 +1,9 @@
 """What each viewer may see: a seat's observation, the public view, and the infoset.
 
 A seat sees everything public plus its own Targets; nobody sees the order of the draw
-piles, the other seats' Targets (until they are chosen at the end) or the seed. The
-`infoset` of an observation is the state document with exactly those parts scrubbed;
+piles, the other seats' Targets (until they are chosen at the end) or the seed: the
+visibility of each field in `heights_rules.state_fields`. The `infoset` of an
+observation is the state document with exactly those parts scrubbed;
 a search bot rebuilds it with `heights_rules.game.from_infoset` and fills the hidden
 parts with `determinize`, which draws them from a key of its own.
 """
@@ -22,34 +23,55 @@ from heights_rules.legal import legal_ids
 from heights_rules.market import market_cost
 from heights_rules.ranking import MAYOR_SEAT
 from heights_rules.serialize import to_dict
-from heights_rules.state import CHANCE, FLAT_LISTS, NESTED_LISTS, TERMINAL, Phase, State
+from heights_rules.state import CHANCE, TERMINAL, Phase, State
+from heights_rules.state_fields import STATE_FIELDS, Kind, Stored, Visibility
 
 # The spectator's viewpoint. `observation(s, PUBLIC)` is the one definition of what a
 # spectator sees (the engine's spectator view, the platform's replay steps): the public
 # state, no hidden parts, and no list of legal actions.
 PUBLIC = -1
 HIDDEN = -1  # a hidden Target in an infoset
-_REBUILT = ("piles", "targets")  # made afresh below, redacted: not worth copying first
+
+# What an infoset keeps of each stored field follows the table's visibility. The public
+# lists stored as is are the state's own in `to_dict`, so they are copied: a view may be
+# kept (as the base of the next observation patch) while the game goes on.
+_STORED = [f for f in STATE_FIELDS if f.stored is not Stored.REBUILT]
+_PUBLIC_LISTS = tuple(
+    f.document_key
+    for f in _STORED
+    if f.visibility is Visibility.PUBLIC and f.stored is Stored.AS_IS and f.kind is Kind.LIST
+)
+_PUBLIC_ROWS = tuple(
+    f.document_key
+    for f in _STORED
+    if f.visibility is Visibility.PUBLIC and f.stored is Stored.AS_IS and f.kind is Kind.ROWS
+)
+_SECRET = tuple(f.document_key for f in _STORED if f.visibility is Visibility.NOBODY)
+_CONTENTS = tuple((f.name, f.document_key) for f in _STORED if f.visibility is Visibility.CONTENTS)
+_OWN_SEAT = tuple((f.name, f.document_key) for f in _STORED if f.visibility is Visibility.OWN_SEAT)
+
+
+def seat_sees(s: State, owner: int, viewer: int) -> bool:
+    """Whether `viewer` may see `owner`'s row of an OWN_SEAT field (its Targets)."""
+    return owner == viewer or s.phase is Phase.OVER
 
 
 def infoset(s: State, viewer: int) -> dict[str, Any]:
     """The state document with what `viewer` must not know removed."""
     data = to_dict(s)
-    # A snapshot: to_dict shares the state's own lists, and a view may be kept (as the
-    # base of the next observation patch) while the game goes on.
-    for name in FLAT_LISTS:
-        if name in data:
-            data[name] = list(data[name])
-    for name in NESTED_LISTS:
-        if name in data and name not in _REBUILT:
-            data[name] = [list(row) for row in data[name]]
-    data["seed"] = 0
-    data["piles"] = [sorted(pile) for pile in s.piles]  # contents are public, order is not
-    over = s.phase is Phase.OVER
-    data["targets"] = [
-        list(targets) if (p == viewer or over) else [HIDDEN] * len(targets)
-        for p, targets in enumerate(s.targets)
-    ]
+    for key in _PUBLIC_LISTS:
+        data[key] = list(data[key])
+    for key in _PUBLIC_ROWS:
+        data[key] = [list(row) for row in data[key]]
+    for key in _SECRET:
+        data[key] = 0
+    for name, key in _CONTENTS:
+        data[key] = [sorted(row) for row in getattr(s, name)]
+    for name, key in _OWN_SEAT:
+        data[key] = [
+            list(row) if seat_sees(s, p, viewer) else [HIDDEN] * len(row)
+            for p, row in enumerate(getattr(s, name))
+        ]
     data["redacted_for"] = viewer
     return data
 
@@ -122,7 +144,7 @@ def _player_view(s: State, p: int, viewer: int) -> dict[str, Any]:
     }
     if s.target_choice[p] >= 0:
         view["chosen_target"] = s.catalogue.targets[s.target_choice[p]].id
-    if p == viewer or s.phase is Phase.OVER:
+    if seat_sees(s, p, viewer):
         view["targets"] = [s.catalogue.targets[t].id for t in s.targets[p]]
         if p == viewer:
             view["target_values"] = target_values(s, p)

@@ -1,5 +1,7 @@
 """State <-> plain data <-> bytes, and the state hash.
 
+The document's fields, their order and how each is kept (as is, converted by a codec
+below, or rebuilt on loading) come from the table in `heights_rules.state_fields`.
 The byte form is canonical JSON (sorted keys, no whitespace), so it is the same on
 every machine and its BLAKE2b is the state hash. Geometry and the generator are not
 stored: they are rebuilt from the layout and the seed.
@@ -10,11 +12,12 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from heights_rules.catalogue import canonical_json, load_catalogue
 from heights_rules.errors import ReplayError
-from heights_rules.frames import F, frame
+from heights_rules.frames import F, Frame, frame
 from heights_rules.geometry import MapGeometry, Slot
 from heights_rules.market import nearest_own
 from heights_rules.options import GameConfig
@@ -22,68 +25,10 @@ from heights_rules.ranking import players_ranked
 from heights_rules.rng import KeyedRng
 from heights_rules.setup import cubes_in_play
 from heights_rules.state import Phase, State, Termination
+from heights_rules.state_fields import STATE_FIELDS, Kind, Stored, names
 
 FORMAT = "rolling-heights-state"
 FORMAT_VERSION = 1
-
-_SCALARS = (
-    "round",
-    "seat",
-    "start_seat",
-    "roll_idx",
-    "sp",
-    "bought",
-    "pol_vp",
-    "pol_mult",
-    "misc_in_play",
-    "end_round",
-    "steps",
-)
-_LISTS = (
-    "order",
-    "supply",
-    "on_buildings",
-    "meeple_supply",
-    "turn_no",
-    "wild",
-    "owner",
-    "space_of",
-    "complete",
-    "tile_wild",
-    "used_buildings",
-    "sweeten",
-    "target_choice",
-    "score",
-    "cubes",
-    "meeples",
-    "owned",
-    "market",
-    "piles",
-    "targets",
-)
-
-
-def to_dict(s: State) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "config": s.config.to_dict(),
-        "seed": s.seed,
-        "slots": [[sl.board_side, sl.rotated] for sl in s.geo.slots],
-        "token_slot": list(s.token_slot),
-        "ads": list(s.ads),
-        "phase": s.phase.value,
-        "termination": s.termination.value if s.termination else None,
-        "stack": [
-            [int(k), p, a, b, list(c) if isinstance(c, tuple) else c] for k, p, a, b, c in s.stack
-        ],
-        "fill": [list(f) for f in s.fill],
-    }
-    for name in _SCALARS:
-        data[name] = getattr(s, name)
-    for name in _LISTS:
-        data[name] = getattr(s, name)
-    return data
 
 
 # Map geometries are immutable and shared by every state laid out the same way; a bot
@@ -114,6 +59,111 @@ def _config(doc: dict[str, Any]) -> GameConfig:
     return config
 
 
+def _stack_doc(stack: list[Frame]) -> list[list[Any]]:
+    return [[int(k), p, a, b, list(c) if isinstance(c, tuple) else c] for k, p, a, b, c in stack]
+
+
+def _stack(s: State, doc: Any) -> list[Frame]:
+    return [frame(F(k), p, a, b, tuple(c) if isinstance(c, list) else c) for k, p, a, b, c in doc]
+
+
+def _geo(s: State, doc: Any) -> MapGeometry:
+    slots = tuple(Slot(i, int(b), bool(r)) for i, (b, r) in enumerate(doc))
+    return _geometry(s.config.catalogue_sha256, s.catalogue, slots)
+
+
+def _on_cell(s: State) -> list[int]:
+    on_cell = [-1] * len(s.geo.land)
+    for tile, space in enumerate(s.space_of):
+        if space >= 0:
+            on_cell[space] = tile
+    return on_cell
+
+
+# The fields the table stores CONVERTED: how each is written into the document, and how
+# it is read back, given the state loaded so far (the fields before it in the table).
+# None where the value is written as it is; otherwise small native-friendly functions
+# (mypyc compiles the lambdas and comprehensions, which beat attrgetter and map there).
+_ENCODE: dict[str, Callable[[Any], Any] | None] = {
+    "config": GameConfig.to_dict,
+    "seed": None,  # an int, written as it is (and read back through int())
+    "geo": lambda geo: [[sl.board_side, sl.rotated] for sl in geo.slots],
+    "token_slot": list,
+    "ads": list,
+    "phase": lambda phase: phase.value,
+    "termination": lambda termination: termination.value if termination else None,
+    "stack": _stack_doc,
+    "fill": lambda fill: [list(f) for f in fill],
+}
+_DECODE: dict[str, Callable[[State, Any], Any]] = {
+    "config": lambda s, doc: _config(doc),
+    "seed": lambda s, doc: int(doc),
+    "geo": _geo,
+    "token_slot": lambda s, doc: tuple(doc),
+    "ads": lambda s, doc: tuple(doc),
+    "phase": lambda s, doc: Phase(doc),
+    "termination": lambda s, doc: Termination(doc) if doc else None,
+    "stack": _stack,
+    "fill": lambda s, doc: [tuple(f) for f in doc],
+}
+# The fields the table REBUILDS on loading, from the fields before them in the table.
+_REBUILD: dict[str, Callable[[State], Any]] = {
+    "catalogue": lambda s: load_catalogue(s.config.catalogue_id),
+    "rng": lambda s: KeyedRng(s.seed),
+    "solo": lambda s: s.config.solo,
+    "n_seats": lambda s: s.config.players,
+    "n_players": lambda s: players_ranked(s.config.players, solo=s.config.solo),
+    "total": lambda s: cubes_in_play(s.config),
+    "on_cell": _on_cell,
+    "near": lambda s: [nearest_own(s, p) for p in range(s.n_players)],
+}
+
+
+def _check_codecs() -> None:
+    """A field added to the table without its codec here fails at import, naming it."""
+    for codecs, stored in ((_ENCODE, Stored.CONVERTED), (_DECODE, Stored.CONVERTED)):
+        if set(codecs) != set(names(stored=stored)):
+            raise AssertionError(f"codecs {sorted(codecs)} != the table's {stored.name} fields")
+    if set(_REBUILD) != set(names(stored=Stored.REBUILT)):
+        raise AssertionError(f"rebuilds {sorted(_REBUILD)} != the table's REBUILT fields")
+
+
+_check_codecs()
+
+# Writing, in table order: (attribute, document key, encoder or None for as-is).
+_WRITE = tuple(
+    (f.name, f.document_key, _ENCODE.get(f.name))
+    for f in STATE_FIELDS
+    if f.stored is not Stored.REBUILT
+)
+# Loading, in table order: how each field is set (values as is; lists stored as is are
+# deep-copied unless the caller hands the document over).
+_AS_IS_VALUE, _AS_IS_LISTS, _CONVERTED, _REBUILT = range(4)
+_READ = tuple(
+    (
+        f.name,
+        f.document_key,
+        _CONVERTED
+        if f.stored is Stored.CONVERTED
+        else _REBUILT
+        if f.stored is Stored.REBUILT
+        else _AS_IS_VALUE
+        if f.kind is Kind.VALUE
+        else _AS_IS_LISTS,
+    )
+    for f in STATE_FIELDS
+)
+
+
+def to_dict(s: State) -> dict[str, Any]:
+    """The state document; its as-is lists are the state's own (not copies)."""
+    data: dict[str, Any] = {"format": FORMAT, "version": FORMAT_VERSION}
+    for name, key, encode in _WRITE:
+        value = getattr(s, name)
+        data[key] = value if encode is None else encode(value)
+    return data
+
+
 def load_into(s: State, data: dict[str, Any], owned: bool = False) -> None:
     """Rebuild a state into `s`; raises ReplayError if the data does not fit this engine.
 
@@ -123,38 +173,17 @@ def load_into(s: State, data: dict[str, Any], owned: bool = False) -> None:
     if data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
         raise ReplayError(f"not a {FORMAT} v{FORMAT_VERSION} document")
     try:
-        config = _config(data["config"])
-        catalogue = load_catalogue(config.catalogue_id)
-        s.config = config
-        s.catalogue = catalogue
-        s.seed = int(data["seed"])
-        s.rng = KeyedRng(s.seed)
-        s.solo = config.solo
-        s.n_seats = config.players
-        s.n_players = players_ranked(config.players, solo=config.solo)
-        slots = tuple(Slot(i, int(b), bool(r)) for i, (b, r) in enumerate(data["slots"]))
-        s.geo = _geometry(config.catalogue_sha256, catalogue, slots)
-        s.total = cubes_in_play(config)
-        s.token_slot = tuple(data["token_slot"])
-        s.ads = tuple(data["ads"])
-        s.phase = Phase(data["phase"])
-        s.termination = Termination(data["termination"]) if data["termination"] else None
-        s.stack = [
-            frame(F(k), p, a, b, tuple(c) if isinstance(c, list) else c)
-            for k, p, a, b, c in data["stack"]
-        ]
-        s.fill = [tuple(f) for f in data["fill"]]
-        for name in _SCALARS:
-            setattr(s, name, data[name])
-        for name in _LISTS:
-            setattr(s, name, data[name] if owned else copy.deepcopy(data[name]))
+        for name, key, how in _READ:
+            if how == _AS_IS_VALUE:
+                setattr(s, name, data[key])
+            elif how == _AS_IS_LISTS:
+                setattr(s, name, data[key] if owned else copy.deepcopy(data[key]))
+            elif how == _CONVERTED:
+                setattr(s, name, _DECODE[name](s, data[key]))
+            else:
+                setattr(s, name, _REBUILD[name](s))
     except (KeyError, TypeError, ValueError) as err:
         raise ReplayError(f"malformed state document: {err}") from None
-    s.on_cell = [-1] * len(s.geo.land)
-    for tile, space in enumerate(s.space_of):
-        if space >= 0:
-            s.on_cell[space] = tile
-    s.near = [nearest_own(s, p) for p in range(s.n_players)]
 
 
 def to_bytes(s: State) -> bytes:

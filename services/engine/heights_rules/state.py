@@ -18,6 +18,7 @@ from heights_rules.frames import F, Frame
 from heights_rules.geometry import MapGeometry
 from heights_rules.options import GameConfig
 from heights_rules.rng import KeyedRng
+from heights_rules.state_fields import Kind, names
 
 CHANCE = -1
 TERMINAL = -2
@@ -53,59 +54,13 @@ _new_event: Final = tuple.__new__
 class State:
     """The data of one game in progress (see `heights_rules.game.GameState` to play it)."""
 
-    __slots__ = (
-        "_legal",
-        "_place_cache",
-        "ads",
-        "bought",
-        "catalogue",
-        "complete",
-        "config",
-        "cubes",
-        "end_round",
-        "events",
-        "fill",
-        "geo",
-        "market",
-        "meeple_supply",
-        "meeples",
-        "misc_in_play",
-        "n_players",
-        "n_seats",
-        "near",
-        "on_buildings",
-        "on_cell",
-        "order",
-        "owned",
-        "owner",
-        "phase",
-        "piles",
-        "pol_mult",
-        "pol_vp",
-        "rng",
-        "roll_idx",
-        "round",
-        "score",
-        "seat",
-        "seed",
-        "solo",
-        "sp",
-        "space_of",
-        "stack",
-        "start_seat",
-        "steps",
-        "supply",
-        "sweeten",
-        "target_choice",
-        "targets",
-        "termination",
-        "tile_wild",
-        "token_slot",
-        "total",
-        "turn_no",
-        "used_buildings",
-        "wild",
-    )
+    # The fields of the table (heights_rules.state_fields) plus working storage that is
+    # no part of the game: the legal-action and placement caches and the last step's events.
+    __slots__ = (*names(), "_legal", "_place_cache", "events")
+
+    # The types of the table's fields; what each holds, how it is copied and stored and
+    # who may see it are in heights_rules.state_fields (tests/rules/test_state_fields.py
+    # holds these names to it).
 
     # Immutable per game, shared by clones.
     config: GameConfig
@@ -212,60 +167,19 @@ class State:
         self._place_cache = {}
 
 
-_SHARED = (
-    "config",
-    "catalogue",
-    "geo",
-    "rng",
-    "seed",
-    "solo",
-    "n_seats",
-    "n_players",
-    "total",
-    "ads",
-    "token_slot",
-    "phase",
-    "round",
-    "seat",
-    "start_seat",
-    "roll_idx",
-    "sp",
-    "bought",
-    "pol_vp",
-    "pol_mult",
-    "misc_in_play",
-    "end_round",
-    "termination",
-    "steps",
-)
-FLAT_LISTS = (
-    "stack",
-    "order",
-    "supply",
-    "on_buildings",
-    "meeple_supply",
-    "turn_no",
-    "wild",
-    "owner",
-    "space_of",
-    "complete",
-    "fill",
-    "on_cell",
-    "tile_wild",
-    "used_buildings",
-    "sweeten",
-    "target_choice",
-)
-NESTED_LISTS = ("score", "cubes", "meeples", "owned", "market", "piles", "targets", "near")
+# Copies follow the table's kinds: values are shared, lists copied, rows copied one by one.
+_SHARED = names(Kind.VALUE)
+_LISTS = names(Kind.LIST)
+_ROWS = names(Kind.ROWS)
 
 
 def copy_fields(src: State, dst: State) -> None:
     """Make `dst` an independent copy of `src`; immutable parts are shared."""
     for name in _SHARED:
         setattr(dst, name, getattr(src, name))
-    for name in FLAT_LISTS:
+    for name in _LISTS:
         setattr(dst, name, getattr(src, name)[:])
-    for name in NESTED_LISTS:
+    for name in _ROWS:
         setattr(dst, name, [row[:] for row in getattr(src, name)])
     dst._legal = src._legal
     dst._place_cache = dict(src._place_cache)

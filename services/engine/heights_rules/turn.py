@@ -9,6 +9,7 @@ from heights_rules.economy import MISC, gain_wild
 from heights_rules.final import final_scoring
 from heights_rules.frames import F, RollKind, frame
 from heights_rules.market import place_tokens, slide_and_refill
+from heights_rules.ranking import MAYOR_SEAT
 from heights_rules.solo import mayor_build_auto, mayor_roll
 from heights_rules.state import Phase, State, Termination
 
@@ -208,7 +209,7 @@ def _after_turn(s: State) -> None:
         s.phase = Phase.MAYOR
         s.roll_idx = 0
         rolls = mayor_rolls(s)
-        s.log("mayor_turn", 1, rolls=rolls)
+        s.log("mayor_turn", MAYOR_SEAT, rolls=rolls)
         s.stack.append(frame(F.ROLL, -1, RollKind.MAYOR, rolls - 1))
         return
     nxt = (s.seat + 1) % s.n_seats
