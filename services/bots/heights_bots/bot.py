@@ -57,7 +57,7 @@ def _mcts(seed: int, **budget: Any) -> Bot:
     known = {k: v for k, v in budget.items() if k in ("mcts_seconds", "mcts_iterations")}
     return MctsBot(
         seed,
-        seconds=known.get("mcts_seconds", 0.5),
+        seconds=known.get("mcts_seconds", 0.6),
         iterations=known.get("mcts_iterations", 5000),
     )
 
