@@ -52,8 +52,10 @@ def test_a_time_budget_still_returns_a_legal_move(positions: Positions) -> None:
 
 
 def test_bad_budgets_are_refused() -> None:
-    with pytest.raises(ValueError, match="iterations and horizon must be at least 1"):
+    with pytest.raises(ValueError, match="iterations, horizon and widen must be at least 1"):
         MctsBot(seed=1, iterations=0)
+    with pytest.raises(ValueError, match="iterations, horizon and widen must be at least 1"):
+        MctsBot(seed=1, widen=0)
     with pytest.raises(ValueError, match="seconds must be positive or None, got 0"):
         MctsBot(seed=1, seconds=0)
 

@@ -74,7 +74,8 @@ class MctsBot:
     `iterations` caps the simulations (deterministic when the time cap is off);
     `horizon` is how many of the seat's own turn ends a rollout plays to. A move other
     than greedy's is played only if it beats greedy's, in the same sampled worlds, by
-    more than `margin` VP on average.
+    more than `margin` VP on average. A tree node offers its k-th follow-up move once
+    its walks reach `widen` * (k - 1)^2.
     """
 
     name = "mcts"
@@ -86,15 +87,18 @@ class MctsBot:
         iterations: int = 5000,
         horizon: int = 4,
         margin: float = 0.2,
+        *,
+        widen: int = 4,
     ) -> None:
-        if iterations < 1 or horizon < 1:
-            raise ValueError("iterations and horizon must be at least 1")
+        if iterations < 1 or horizon < 1 or widen < 1:
+            raise ValueError("iterations, horizon and widen must be at least 1")
         if seconds is not None and not seconds > 0:
             raise ValueError(f"seconds must be positive or None, got {seconds}")
         self.seconds = seconds
         self.iterations = iterations
         self.horizon = horizon
         self.margin = margin
+        self.widen = widen
         self._rng = KeyedRng(seed)
         self._spent = 0.0  # thinking time so far this game
         self._searched = 0  # decisions searched so far this game
@@ -173,7 +177,7 @@ class MctsBot:
             if player != seat:
                 break
             moves = candidates(d, seat, d.legal_actions())
-            move = moves[0] if len(moves) == 1 else _select(node, moves, spread)
+            move = moves[0] if len(moves) == 1 else _select(node, moves, spread, self.widen)
             if len(moves) > 1:
                 path.append((node, move))
                 node = node.children.setdefault(move, _Node())
@@ -187,11 +191,11 @@ class MctsBot:
         return value
 
 
-def _select(node: _Node, moves: list[int], spread: float) -> int:
+def _select(node: _Node, moves: list[int], spread: float, widen: int) -> int:
     """UCB1 over the first moves available in this world (greedy's order), one more
-    move offered each time the node's walks pass the next square (progressive widening);
-    an untried move offered goes first."""
-    offered = moves[: 1 + math.isqrt(node.n) // 2]
+    move offered each time the node's walks pass `widen` times the next square
+    (progressive widening); an untried move offered goes first."""
+    offered = moves[: 1 + math.isqrt(node.n // widen)]
     for move in offered:
         node.available[move] = node.available.get(move, 0) + 1
     for move in offered:

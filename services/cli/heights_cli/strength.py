@@ -56,7 +56,7 @@ class BotStrength:
             "seeds": len(self.by_seed),
             "win_share": round(share, 4),
             "wilson95": [round(x, 4) for x in wilson_interval(self.points, self.seats)],
-            "seeds_ci95": [round(x, 4) for x in normal_interval(seed_shares)],
+            "seeds_ci95": [round(min(1.0, max(0.0, x)), 4) for x in normal_interval(seed_shares)],
             "mean_rank": round(self.rank_sum / self.seats, 4),
             "rank_ci95": [round(x, 4) for x in normal_interval(seed_ranks)],
         }
