@@ -51,7 +51,7 @@ def _search(seed: int, **budget: Any) -> Bot:
 
 
 def _mcts(seed: int, **budget: Any) -> Bot:
-    from heights_bots.mcts import MctsBot
+    from heights_bots.mcts import WIDEN, MctsBot
 
     # `iterations` is the search bot's budget too; mcts reads only its own knobs.
     known = {
@@ -61,7 +61,7 @@ def _mcts(seed: int, **budget: Any) -> Bot:
         seed,
         seconds=known.get("mcts_seconds", 0.6),
         iterations=known.get("mcts_iterations", 5000),
-        widen=known.get("mcts_widen", 4),
+        widen=known.get("mcts_widen", WIDEN),
     )
 
 
