@@ -42,7 +42,8 @@ COMPILED = (
 )
 
 
-# The greedy bot's per-decision modules: greedy is also every search rollout's policy.
+# The bots' per-decision modules: greedy is also every search rollout's policy, and the
+# searching bots (search, mcts) spend their whole budget in these loops.
 # (bot.py keeps its runtime-checkable Protocol, which mypyc does not compile.)
 COMPILED_BOTS = (
     "abilities",
@@ -52,9 +53,11 @@ COMPILED_BOTS = (
     "greedy",
     "greedy_choices",
     "greedy_main",
+    "mcts",
     "placement",
     "random_bot",
     "reading",
+    "search",
     "tables",
 )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from heights_bots import BOT_NAMES, Bot, make_bot, seat_seed
@@ -60,12 +62,21 @@ def test_search_rejects_an_empty_budget() -> None:
         SearchBot(seed=0, iterations=0)
 
 
+_SMALL_BUDGET: dict[str, Any] = {
+    "iterations": 4,
+    "horizon": 1,
+    "mcts_seconds": None,
+    "mcts_iterations": 8,
+}
+
+
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_note_comes_with_the_same_action(name: str) -> None:
     state = new_game(GameConfig(players=2), seed=11)
     seat = state.current_player()
-    first = make_bot(name, seed=5, iterations=4, horizon=1)
-    second = make_bot(name, seed=5, iterations=4, horizon=1)
+    # Iteration budgets only: a wall-clock budget's search depends on the machine's load.
+    first = make_bot(name, seed=5, **_SMALL_BUDGET)
+    second = make_bot(name, seed=5, **_SMALL_BUDGET)
     action, note = first.act_with_note(state, seat)
     assert action == second.act(state, seat)
     assert action in state.legal_actions()
@@ -79,7 +90,7 @@ def test_a_bot_leaves_the_state_it_reads_as_it_was(name: str) -> None:
     # SDK keeps as the base of the next patch (from_infoset with owned=True): a bot that
     # wrote to its state would corrupt every later observation of its seat.
     state = new_game(GameConfig(players=3), seed=4)
-    bot = make_bot(name, seed=2, iterations=4, horizon=1)
+    bot = make_bot(name, seed=2, **_SMALL_BUDGET)
     for _ in range(60):
         seat = state.current_player()
         if seat < 0:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
 
-from heights_bots.mcts import MctsBot
+from heights_bots.mcts import CREDIT_CAP, MctsBot, _race
 from heights_rules import GameState, determinize, from_infoset, infoset
 from heights_rules.options import GameConfig
 
@@ -37,7 +38,10 @@ def test_mcts_moves_are_legal_and_notes_say_what_it_did(positions: Positions) ->
         seat = state.current_player()
         action, note = _bot().act_with_note(state, seat)
         assert action in state.legal_actions()
-        searched += note.startswith("mcts 12 iterations")
+        found = re.match(r"mcts (\d+) iterations", note)
+        if found:
+            assert 1 <= int(found.group(1)) <= 12
+            searched += 1
     assert searched > 3
 
 
@@ -48,7 +52,33 @@ def test_a_time_budget_still_returns_a_legal_move(positions: Positions) -> None:
 
 
 def test_bad_budgets_are_refused() -> None:
-    with pytest.raises(ValueError, match="iterations and horizon must be at least 1"):
+    with pytest.raises(ValueError, match="iterations, horizon and widen must be at least 1"):
         MctsBot(seed=1, iterations=0)
+    with pytest.raises(ValueError, match="iterations, horizon and widen must be at least 1"):
+        MctsBot(seed=1, widen=0)
     with pytest.raises(ValueError, match="seconds must be positive or None, got 0"):
         MctsBot(seed=1, seconds=0)
+
+
+def test_the_race_drops_only_moves_clearly_behind() -> None:
+    # Move 1 leads in every world; move 2 trails it by 10 VP every time, move 3 by
+    # a noisy 1 VP on average (not clearly behind after four rounds).
+    values = {
+        1: [10.0, 12.0, 8.0, 11.0],
+        2: [0.0, 2.0, -2.0, 1.0],
+        3: [12.0, 8.0, 7.0, 10.0],
+    }
+    assert _race([1, 2, 3], values) == [1, 3]
+    # Too few rounds to judge: nobody drops.
+    assert _race([1, 2, 3], {m: v[:2] for m, v in values.items()}) == [1, 2, 3]
+
+
+def test_unspent_time_is_lent_to_later_decisions_up_to_a_cap() -> None:
+    bot = MctsBot(seed=1, seconds=0.5)
+    assert bot._deadline(100.0) == 100.5
+    bot._searched, bot._spent = 10, 1.0  # 4 s unspent
+    assert bot._deadline(100.0) == 100.0 + 0.5 * CREDIT_CAP
+    bot._searched, bot._spent = 10, 5.1  # overspent: no credit
+    assert bot._deadline(100.0) == 100.5
+    bot._spent = 71.0  # past the game's share: a tenth
+    assert bot._deadline(100.0) == pytest.approx(100.05)

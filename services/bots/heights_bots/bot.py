@@ -51,14 +51,17 @@ def _search(seed: int, **budget: Any) -> Bot:
 
 
 def _mcts(seed: int, **budget: Any) -> Bot:
-    from heights_bots.mcts import MctsBot
+    from heights_bots.mcts import WIDEN, MctsBot
 
     # `iterations` is the search bot's budget too; mcts reads only its own knobs.
-    known = {k: v for k, v in budget.items() if k in ("mcts_seconds", "mcts_iterations")}
+    known = {
+        k: v for k, v in budget.items() if k in ("mcts_seconds", "mcts_iterations", "mcts_widen")
+    }
     return MctsBot(
         seed,
-        seconds=known.get("mcts_seconds", 0.5),
+        seconds=known.get("mcts_seconds", 0.6),
         iterations=known.get("mcts_iterations", 5000),
+        widen=known.get("mcts_widen", WIDEN),
     )
 
 
@@ -101,8 +104,8 @@ def make_bot(name: str, seed: int, **budget: Any) -> Bot:
     """A built-in bot by name (one of `BOT_NAMES`).
 
     `budget` is read by bots that search (`iterations=`, `seconds=` for `SearchBot`;
-    `mcts_seconds=`, `mcts_iterations=` for `MctsBot`) and ignored by the others, so one
-    budget can be passed to every seat of a match.
+    `mcts_seconds=`, `mcts_iterations=`, `mcts_widen=` for `MctsBot`) and ignored by the
+    others, so one budget can be passed to every seat of a match.
     """
     try:
         factory = _REGISTRY[name]

@@ -1,18 +1,26 @@
 """The mcts bot: information-set Monte Carlo tree search within a wall-clock budget.
 
-Each iteration samples one world consistent with what the seat knows (draw-pile order,
-other seats' Targets, future dice: `heights_rules.determinize` of the
-seat's information set) and walks a tree over the seat's own decisions of the current
+Each round samples one world consistent with what the seat knows (draw-pile order,
+other seats' Targets, future dice: `heights_rules.determinize` of the seat's
+information set), and every root move still in the race is played in a copy of that
+world (common random numbers, as in `search`: dice are keyed by seat and turn, so the
+world rolls the same dice whatever the moves, and root moves are compared on paired
+samples). Below the root move, a tree over the seat's own decisions of the current
 turn (single-observer ISMCTS: one tree shared by every sampled world; chance steps and
-forced moves are stepped through, since each world fixes its own dice). A node's
-children are the moves worth comparing there (`candidates`, greedy's first), chosen by
-UCB1 counted over the iterations in which each move was available. Past the tree, every
-seat plays greedy up to the horizon (the end of the seat's `horizon`-th own turn), where
-the heuristic evaluation judges the position for the seat (its predicted margin over
-the best opponent). The root's k-th visit of each move plays in the k-th sampled world,
-so root moves are compared in the same worlds (common random numbers, as in `search`:
-dice are keyed by seat and turn). The move played is the root child visited most, if
-it beats greedy's move in those shared worlds by more than a margin; else greedy's.
+forced moves are stepped through) chooses the follow-up moves by UCB1 counted over the
+iterations in which each move was available, with progressive widening in greedy's
+order: a node offers greedy's move first and one more of its `candidates` each time its
+visits pass `widen` times the next square, so a few samples are not spread over poor
+follow-ups (at the default `WIDEN`, measured best at 0.6 s a decision, greedy plays the
+follow-ups and the search is in effect a flat race over the root moves). Past
+the tree, every seat plays greedy up to the horizon (the end of the seat's
+`horizon`-th own turn), where the heuristic evaluation judges the position for the seat
+(its predicted margin over the best opponent).
+
+The root is a race: after each round, a move whose paired mean trails the leader's by
+more than `RACE_Z` standard errors of the paired difference drops out, so the budget
+goes to the moves still in doubt. The move played is the leader, if it beats greedy's
+move in the shared worlds by more than a margin; else greedy's.
 
 The bot reads only its information set: the state handed in is reduced to it first, so
 the true state and any determinization of it give the same search (with an iteration
@@ -32,9 +40,26 @@ from heights_rules import CHANCE, GameState, KeyedRng, determinize, from_infoset
 
 # Exploration constant in units of the spread of the values seen so far (VP margins).
 EXPLORATION = 0.7
-# A game's thinking time is capped well inside the runner's 120 s per seat: past this
-# share of it, decisions get a tenth of the budget.
-GAME_SECONDS = 60.0
+# A root move is dropped once it trails the leader by this many standard errors of the
+# paired difference (after at least RACE_MIN rounds: fewer give no usable error).
+RACE_Z = 2.5
+RACE_MIN = 4
+# A floor on the paired differences' variance (VP^2): a few close samples say little.
+RACE_VAR_FLOOR = 4.0
+# Progressive widening's default: a node's second follow-up move is offered only after
+# this many walks, so below the root greedy plays the rest of the turn (in effect a flat
+# race). Measured at the default budget against search, two players: a tree widening at
+# 4 won 0.485 of 67 games, this 0.674 of 43 (0.737 of 19 on seeds the tree won 0.421 of;
+# docs/ranking.md).
+WIDEN = 1_000_000
+# A decision the race settles early leaves time unspent; a later decision may use it, up
+# to this multiple of the budget (0.75 s at the default 0.6 s: a quarter of the runner's
+# 1 s move limit stays spare for the protocol and a slow machine).
+CREDIT_CAP = 1.25
+# A game's thinking time is capped well inside the runner's 120 s per seat (a two-player
+# game has about 90 searched decisions a seat, at most 0.6 s each on average, and some
+# 300 quick ones): past this share of it, decisions get a tenth of the budget.
+GAME_SECONDS = 70.0
 
 
 @dataclass(slots=True)
@@ -45,16 +70,20 @@ class _Node:
     total: dict[int, float] = field(default_factory=dict)
     available: dict[int, int] = field(default_factory=dict)
     children: dict[int, _Node] = field(default_factory=dict)
+    n: int = 0  # walks through this node, which set how many moves it offers
 
 
 class MctsBot:
-    """Single-observer ISMCTS with greedy rollouts.
+    """Single-observer ISMCTS with a paired race at the root and greedy rollouts.
 
-    `seconds` caps the time per searched decision (None: iterations only);
-    `iterations` caps the iterations (deterministic when the time cap is off);
+    `seconds` is the time per searched decision (None: iterations only); a decision
+    the race settles early lends what it left to later ones (at most `CREDIT_CAP` times
+    `seconds` for one);
+    `iterations` caps the simulations (deterministic when the time cap is off);
     `horizon` is how many of the seat's own turn ends a rollout plays to. A move other
     than greedy's is played only if it beats greedy's, in the same sampled worlds, by
-    more than `margin` VP on average.
+    more than `margin` VP on average. A tree node offers its k-th follow-up move once
+    its walks reach `widen` * (k - 1)^2.
     """
 
     name = "mcts"
@@ -62,21 +91,25 @@ class MctsBot:
     def __init__(
         self,
         seed: int,
-        seconds: float | None = 0.5,
+        seconds: float | None = 0.6,
         iterations: int = 5000,
-        horizon: int = 2,
+        horizon: int = 4,
         margin: float = 0.2,
+        *,
+        widen: int = WIDEN,
     ) -> None:
-        if iterations < 1 or horizon < 1:
-            raise ValueError("iterations and horizon must be at least 1")
+        if iterations < 1 or horizon < 1 or widen < 1:
+            raise ValueError("iterations, horizon and widen must be at least 1")
         if seconds is not None and not seconds > 0:
             raise ValueError(f"seconds must be positive or None, got {seconds}")
         self.seconds = seconds
         self.iterations = iterations
         self.horizon = horizon
         self.margin = margin
+        self.widen = widen
         self._rng = KeyedRng(seed)
         self._spent = 0.0  # thinking time so far this game
+        self._searched = 0  # decisions searched so far this game
 
     def act(self, state: GameState, seat: int) -> int:
         return self.act_with_note(state, seat)[0]
@@ -87,34 +120,41 @@ class MctsBot:
             return moves[0], "greedy (nothing to search)"
         started = time.perf_counter()
         root_state = from_infoset(infoset(state, seat))
-        root = _Node()
-        spread = _Spread()
+        children = {move: _Node() for move in moves}
         values: dict[int, list[float]] = {move: [] for move in moves}
+        alive = list(moves)
+        spread = _Spread()
         deadline = self._deadline(started)
-        for i in range(self.iterations):
-            if deadline is not None and i > 0 and time.perf_counter() > deadline:
-                break
-            # The root's moves depend only on what the seat knows, so the move is chosen
-            # before the world; its k-th visit plays in world k, as every other root
-            # move's k-th does: paired comparisons (common random numbers), as in search.
-            move, _ = _select(root, moves, spread.value)
-            world = determinize(root_state, seat, self._key(state.steps, len(values[move])))
-            value = self._iterate(root, move, world, seat, spread.value)
-            values[move].append(value)
-            spread.add(value)
+        spent = 0
+        while spent < self.iterations and len(alive) > 1:
+            world = determinize(root_state, seat, self._key(state.steps, len(values[alive[0]])))
+            for move in alive:
+                if spent >= self.iterations or (
+                    deadline is not None and spent > 0 and time.perf_counter() > deadline
+                ):
+                    break
+                value = self._iterate(children[move], move, world.clone(), seat, spread.value)
+                values[move].append(value)
+                spread.add(value)
+                spent += 1
+            else:
+                alive = _race(alive, values)
+                continue
+            break
         self._spent += time.perf_counter() - started
-        return self._verdict(moves, root, values, spread.n)
+        self._searched += 1
+        return self._verdict(moves, alive, values, spent)
 
     def _verdict(
-        self, moves: list[int], root: _Node, values: dict[int, list[float]], spent: int
+        self, moves: list[int], alive: list[int], values: dict[int, list[float]], spent: int
     ) -> tuple[int, str]:
-        """The most visited move, if it beats greedy's in the same worlds by the margin."""
-        best = max(moves, key=lambda m: (root.visits.get(m, 0), -moves.index(m)))
+        """The race's leader, if it beats greedy's move in the same worlds by the margin."""
         greedy = moves[0]
+        best = _leader(alive, values, max(len(values[m]) for m in alive))
         n = min(len(values[best]), len(values[greedy]))
         if best == greedy or n == 0:
             return greedy, f"mcts {spent} iterations: greedy's move is best"
-        edge = (sum(values[best][:n]) - sum(values[greedy][:n])) / n
+        edge = _mean(values[best][:n]) - _mean(values[greedy][:n])
         if edge <= self.margin:
             return greedy, f"mcts {spent} iterations: best edge {edge:+.2f} too small, greedy's"
         return best, f"mcts {spent} iterations, {n} paired: {edge:+.2f} VP over greedy's"
@@ -122,23 +162,22 @@ class MctsBot:
     def _deadline(self, started: float) -> float | None:
         if self.seconds is None:
             return None
-        share = self.seconds if self._spent < GAME_SECONDS else self.seconds / 10
-        return started + share
+        if self._spent >= GAME_SECONDS:
+            return started + self.seconds / 10
+        credit = max(0.0, self._searched * self.seconds - self._spent)
+        return started + min(self.seconds * CREDIT_CAP, self.seconds + credit)
 
-    def _key(self, step: int, iteration: int) -> int:
-        digest = self._rng.digest(b"mcts-world", step, iteration)
+    def _key(self, step: int, world: int) -> int:
+        digest = self._rng.digest(b"mcts-world", step, world)
         return int.from_bytes(digest[:8], "little") >> 1
 
-    def _iterate(self, root: _Node, first: int, d: GameState, seat: int, spread: float) -> float:
-        """One walk down the tree in world `d` from the root move `first`, a rollout, and
-        the value backed up."""
-        path: list[tuple[_Node, int]] = [(root, first)]
+    def _iterate(self, node: _Node, first: int, d: GameState, seat: int, spread: float) -> float:
+        """Root move `first` in world `d`, a walk down its tree, a rollout; the value,
+        backed up along the walk."""
+        path: list[tuple[_Node, int]] = []
         ends = int(first == ids.END)
         d.apply(first)
-        node: _Node | None = (
-            None if ends or root.visits[first] == 0 else root.children.setdefault(first, _Node())
-        )
-        while node is not None and not d.is_terminal():
+        while not ends and not d.is_terminal():
             player = d.current_player()
             if player == CHANCE:
                 d.apply(d.legal_actions()[0])
@@ -146,44 +185,77 @@ class MctsBot:
             if player != seat:
                 break
             moves = candidates(d, seat, d.legal_actions())
-            if len(moves) == 1:
-                move = moves[0]
-            else:
-                move, expanded = _select(node, moves, spread)
+            move = moves[0] if len(moves) == 1 else _select(node, moves, spread, self.widen)
+            if len(moves) > 1:
                 path.append((node, move))
-                node = None if expanded else node.children.setdefault(move, _Node())
+                node = node.children.setdefault(move, _Node())
             ends += move == ids.END
-            d.apply(move)
-            if ends:
-                break  # the tree covers the seat's own turn; what follows is rollout
+            d.apply(move)  # the tree covers the seat's own turn; what follows is rollout
         value = greedy_rollout(d, seat, ends, self.horizon)
         for parent, move in path:
+            parent.n += 1
             parent.visits[move] = parent.visits.get(move, 0) + 1
             parent.total[move] = parent.total.get(move, 0.0) + value
         return value
 
 
-def _select(node: _Node, moves: list[int], spread: float) -> tuple[int, bool]:
-    """UCB1 over the moves available in this world, and whether the move is new here.
-
-    An untried move goes first (greedy's before the others): it ends the walk down.
-    """
-    for move in moves:
+def _select(node: _Node, moves: list[int], spread: float, widen: int) -> int:
+    """UCB1 over the first moves available in this world (greedy's order), one more
+    move offered each time the node's walks pass `widen` times the next square
+    (progressive widening); an untried move offered goes first."""
+    offered = moves[: 1 + math.isqrt(node.n // widen)]
+    for move in offered:
         node.available[move] = node.available.get(move, 0) + 1
-    for move in moves:
+    for move in offered:
         if move not in node.visits:
-            node.visits[move] = 0
-            node.total[move] = 0.0
-            return move, True
+            return move
     c = EXPLORATION * spread
 
     def ucb(move: int) -> float:
         n = node.visits[move]
-        if n == 0:
-            return math.inf
         return node.total[move] / n + c * math.sqrt(math.log(node.available[move]) / n)
 
-    return max(moves, key=ucb), False
+    return max(offered, key=ucb)
+
+
+def _race(alive: list[int], values: dict[int, list[float]]) -> list[int]:
+    """The moves still in the race after a round: those not clearly behind the leader."""
+    rounds = min(len(values[m]) for m in alive)
+    if rounds < RACE_MIN:
+        return alive
+    leader = _leader(alive, values, rounds)
+    lead = values[leader][:rounds]
+    kept = []
+    for move in alive:
+        diffs = [a - b for a, b in zip(lead, values[move][:rounds], strict=True)]
+        mean = _mean(diffs)
+        var = 0.0
+        for x in diffs:
+            var += (x - mean) * (x - mean)
+        var /= rounds - 1
+        error = math.sqrt(max(var, RACE_VAR_FLOOR) / rounds)
+        if move == leader or mean <= RACE_Z * error:
+            kept.append(move)
+    return kept
+
+
+def _leader(moves: list[int], values: dict[int, list[float]], rounds: int) -> int:
+    """The move with the best mean over its first `rounds` values (the earliest on a tie)."""
+    best, best_mean = moves[0], _mean(values[moves[0]][:rounds])
+    for move in moves[1:]:
+        mean = _mean(values[move][:rounds])
+        if mean > best_mean:
+            best, best_mean = move, mean
+    return best
+
+
+def _mean(values: list[float]) -> float:
+    if not values:
+        return -1e9
+    total = 0.0
+    for v in values:
+        total += v
+    return total / len(values)
 
 
 @dataclass(slots=True)

@@ -36,8 +36,8 @@ STRENGTH: tuple[str, ...] = (
 )
 # Cheap enough to play thousands of games live in a few minutes on one core.
 CHEAP_KINDS: tuple[str, ...] = STRENGTH[:5]
-# The searching bots' budgets in the simulator: the defaults (search 24, mcts 0.5 s).
-SEARCH_BUDGET: dict[str, Any] = {"iterations": 24, "mcts_seconds": 0.5}
+# The searching bots' budgets in the simulator: the defaults (search 24, mcts 0.6 s).
+SEARCH_BUDGET: dict[str, Any] = {"iterations": 24, "mcts_seconds": 0.6}
 
 
 def strength(kind: str) -> int:

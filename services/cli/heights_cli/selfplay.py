@@ -1,7 +1,10 @@
 """`heights selfplay`: games between built-in bots, one JSON object per game, then a summary.
 
 Game i uses seed S+i. B is one bot name for every seat or a comma-separated list, one
-per seat. Without --json the output is a readable summary.
+per seat. With --rotate, consecutive games form duplicate sets instead: one game per
+rotation of the list round the table, all on one seed (S+set), so every bot meets the
+same map, markets and dice from every seat. Without --json the output is a readable
+summary; `heights strength` reads the --json lines back (win shares, average ranks).
 """
 
 from __future__ import annotations
@@ -39,6 +42,11 @@ def register(commands: Any) -> None:
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--bots", default="greedy", help=f"one of {', '.join(BOT_NAMES)}, or a list")
     p.add_argument("--seed", type=int, default=0, help="game i uses seed SEED+i")
+    p.add_argument(
+        "--rotate",
+        action="store_true",
+        help="rotate the bots round the table, every rotation on one seed (duplicate sets)",
+    )
     p.add_argument("--catalogue", default=DEFAULT_CATALOGUE)
     p.add_argument("--json", action="store_true", help="one JSON object per game, then a summary")
     p.add_argument("--save-replays", type=Path, metavar="DIR", help="write each game's replay")
@@ -88,6 +96,15 @@ def bot_names(text: str, seats: int) -> list[str]:
     return names
 
 
+def seating(names: list[str], seed: int, game: int, rotate: bool) -> tuple[int, list[str]]:
+    """Game `game`'s seed and bots: S+i, or with `rotate` the i-th rotation of a set."""
+    if not rotate:
+        return seed + game, names
+    n = len(names)
+    shift = game % n
+    return seed + game // n, [names[(seat - shift) % n] for seat in range(n)]
+
+
 def play_one(config: GameConfig, seed: int, names: list[str]) -> GameReport:
     bots = [make_bot(name, seed=seat_seed(seed, seat)) for seat, name in enumerate(names)]
     start = time.perf_counter()
@@ -116,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
     reports = []
     start = time.perf_counter()
     for i in range(args.games):
-        report = play_one(config, args.seed + i, names)
+        seed, seats = seating(names, args.seed, i, args.rotate)
+        report = play_one(config, seed, seats)
         reports.append(report)
         if args.save_replays:
             path = args.save_replays / f"game-{report.seed}{FILE_SUFFIX}"
