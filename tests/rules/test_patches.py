@@ -56,6 +56,17 @@ def test_equal_values_of_other_json_types_are_changes() -> None:
     assert _round_trip([0], [False]) == [{"op": "replace", "path": "/0", "value": False}]
 
 
+def test_equal_containers_with_other_json_types_inside_are_changes() -> None:
+    # `==` calls these equal; the type walk must find the leaf at any depth, in lists
+    # and objects alike.
+    old = {"a": {"b": [1, [2, 0]]}, "c": [{"x": 1}]}
+    new = {"a": {"b": [1, [2, False]]}, "c": [{"x": 1.0}]}
+    assert _round_trip(old, new) == [
+        {"op": "replace", "path": "/a/b/1/1", "value": False},
+        {"op": "replace", "path": "/c/0/x", "value": 1.0},
+    ]
+
+
 def test_member_names_are_escaped_as_json_pointers() -> None:
     ops = _round_trip({"a/b": 1, "c~d": 2}, {"a/b": 3, "c~d": 4})
     assert [op["path"] for op in ops] == ["/a~1b", "/c~0d"]

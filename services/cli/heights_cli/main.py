@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from heights_cli import (
     bench,
+    bench_engine,
     bench_ratings,
     bench_runner,
     catalogue_cmd,
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         tournament_sim_cmd,
         bench,
         bench_runner,
+        bench_engine,
         bench_ratings,
         engine_cmd,
         runner_cmd,

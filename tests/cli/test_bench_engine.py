@@ -1,0 +1,26 @@
+"""`heights bench-engine-handler`: random games through the real handler and store."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from heights_cli.bench_engine import play
+
+
+def test_a_game_through_the_handler_verifies_and_repeats_for_its_seed() -> None:
+    first = asyncio.run(play(1, 3, seed=5))
+    again = asyncio.run(play(1, 3, seed=5))
+    assert first.verified
+    # Every request is a seat's decision; chance steps and forced decisions add steps.
+    assert 0 < first.decisions < first.steps
+    assert (again.decisions, again.steps) == (first.decisions, first.steps)
+    assert first.cpu_us_per_decision > 0
+
+
+def test_the_redis_store_plays_the_same_game() -> None:
+    url = os.environ.get("HEIGHTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    memory = asyncio.run(play(1, 2, seed=9))
+    redis = asyncio.run(play(1, 2, seed=9, redis_url=url))
+    assert redis.verified
+    assert (redis.decisions, redis.steps) == (memory.decisions, memory.steps)
