@@ -3,13 +3,17 @@ recorded as if the seat had chosen them; and the ApplyActions stream's ping."""
 
 from __future__ import annotations
 
+import pytest
 from tests.engine.clients import create_game, stub
 from tests.engine.test_apply_stream import Stream
 
+from heights_engine.errors import Code, EngineError
+from heights_engine.games import play
 from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
 from heights_engine.proto import game_pb2
-from heights_rules import CHANCE, Replay, replay_start
+from heights_rules import CHANCE, IllegalActionError, Replay, replay_start
+from heights_runner.grpc_engine import BOT_FAULT_REASONS
 
 
 def _legal(
@@ -112,3 +116,32 @@ def test_a_ping_on_the_stream_is_answered_and_the_stream_goes_on(memory_server: 
     assert answer.sequence > created.game.sequence
     assert answer.steps[0].actor == seat
     stream.end()
+
+
+class _RulesCoreFailingAfterTheAction:
+    """A state whose rules core accepts the seat's action, then fails on the chance step
+    it chose itself (a rules-core defect stands in here: none is known to exist)."""
+
+    def __init__(self) -> None:
+        self.applied: list[int] = []
+
+    def current_player(self) -> int:
+        return 0 if not self.applied else CHANCE
+
+    def legal_actions(self) -> list[int]:
+        return [7]
+
+    def apply(self, action: int) -> None:
+        if self.applied:
+            raise IllegalActionError("the rules core refuses its own chance step")
+        self.applied.append(action)
+
+
+def test_a_rules_core_failure_after_the_action_is_the_engines_fault_not_the_bots() -> None:
+    state = _RulesCoreFailingAfterTheAction()
+    with pytest.raises(EngineError) as raised:
+        play(state, 3, [], [], frozenset({0, 1}))  # type: ignore[arg-type]
+    assert raised.value.code is Code.INTERNAL
+    assert raised.value.reason == "RULES_FAULT"
+    # the runner charges every reason but the bot's own to the engine (a retry, no forfeit)
+    assert raised.value.reason not in BOT_FAULT_REASONS

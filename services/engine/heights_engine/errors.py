@@ -29,6 +29,7 @@ class Code(Enum):
     UNAUTHENTICATED = code_pb2.UNAUTHENTICATED
     RESOURCE_EXHAUSTED = code_pb2.RESOURCE_EXHAUSTED
     UNAVAILABLE = code_pb2.UNAVAILABLE
+    INTERNAL = code_pb2.INTERNAL
 
 
 class EngineError(Exception):

@@ -114,8 +114,21 @@ def play(
     recorded with its seat as the actor, exactly as if the seat had chosen it.
     """
     actors.append(state.current_player())
-    state.apply(action)
+    state.apply(action)  # a refusal here is the bot's (ILLEGAL_ACTION)
     actions.append(action)
+    try:
+        _play_unasked(state, actions, actors, forced_for)
+    except Exception as err:
+        # The steps after it were chosen by the rules core itself: a failure there is a
+        # fault of ours, never the bot's whose action came first (nor a forced seat's).
+        raise EngineError(
+            Code.INTERNAL, "RULES_FAULT", f"the rules core failed at step {len(actions)}: {err!r}"
+        ) from err
+
+
+def _play_unasked(
+    state: GameState, actions: list[int], actors: list[int], forced_for: frozenset[int]
+) -> None:
     while True:
         mover = state.current_player()
         if mover == CHANCE:
