@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 import urllib.request
 import uuid
@@ -73,3 +75,28 @@ def test_matches_counted_in_the_children_show_on_the_workers_metrics(tmp_path: P
         assert any(folder.glob("*.db")), "the worker's processes write their metric files there"
         worker.stop()
         assert not folder.exists(), "a stopped worker removes its metric files"
+
+
+def test_a_child_killed_mid_match_stops_counting_as_in_progress(tmp_path: Path) -> None:
+    port = free_port()
+    with runner_stack(tmp_path) as rs:
+        worker = rs.worker(HEIGHTS_RUNNER_METRICS_PORT=str(port))
+        slow = BotRef.from_bytes("py", "slow.py", SLOW_BOT)
+        seats = (SeatSpec("a", slow, trusted=False), SeatSpec("b", BotRef.builtin("greedy")))
+        spec = MatchSpec(
+            f"m-{uuid.uuid4().hex[:12]}", 8, seats, options={"round_cap": 3}, limits=ROOMY
+        )
+        rs.submit(spec)
+        _wait_for(port, "heights_runner_matches_in_progress{}", 1.0, timeout=60)
+        (folder,) = (tmp_path / "bots" / "metrics").iterdir()
+        (live,) = [
+            int(p.stem.rsplit("_", 1)[1])
+            for p in folder.glob("gauge_livesum_*.db")
+            if int(p.stem.rsplit("_", 1)[1]) != worker.proc.pid
+        ]
+        os.kill(live, signal.SIGKILL)  # as the OOM killer would: no clean exit, no hook
+        # The match is handed back (acks_late) and played again by a new child; once its
+        # one result is in, nothing is in progress, the killed child's 1 included.
+        assert len(rs.results(1, timeout=120)) == 1
+        _wait_for(port, "heights_runner_matches_in_progress{}", 0.0, timeout=30)
+        assert not (folder / f"gauge_livesum_{live}.db").exists()

@@ -11,15 +11,20 @@ sum (`serve`).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 from heights_runner.metrics_files import MULTIPROC_ENV
 
 MATCHES = Counter("heights_runner_matches_total", "Matches played, by status", ["status"])
 FORFEITS = Counter("heights_runner_forfeits_total", "Seat forfeits, by reason", ["reason"])
 # The runners' share of the demand the autoscaler follows (deploy/k8s/runner.yaml): summed
-# over live processes only, so a child that died mid-match stops counting.
+# over live processes only (_LiveProcessesCollector), so a child that died mid-match stops
+# counting.
 MATCHES_IN_PROGRESS = Gauge(
     "heights_runner_matches_in_progress",
     "Matches this worker is playing now",
@@ -47,11 +52,39 @@ SEAT_MAX_MOVE_SECONDS = Histogram(
 def serve(port: int) -> None:
     """Serve every process's metrics, summed, on `port` (all interfaces, as Prometheus
     scrapes the pod's address)."""
-    from prometheus_client import multiprocess
-
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    registry.register(_LiveProcessesCollector())
     start_http_server(port, registry=registry)
+
+
+class _LiveProcessesCollector(Collector):
+    """The multiprocess sum, after dropping the live gauges of children that are gone.
+
+    A child that exits cleanly drops its own (`process_ended`, on Celery's
+    worker_process_shutdown); one killed mid-match (OOM killer, SIGKILL) never does, and
+    its matches-in-progress would count forever, keeping the autoscaler a pod too high.
+    """
+
+    def collect(self) -> Iterator[Metric]:
+        from prometheus_client import multiprocess
+
+        folder = os.environ.get(MULTIPROC_ENV, "")
+        for path in Path(folder).glob("gauge_live*_*.db"):
+            pid = int(path.stem.rsplit("_", 1)[1])
+            if not _alive(pid):
+                multiprocess.mark_process_dead(pid, folder)  # type: ignore[no-untyped-call]
+        collector = multiprocess.MultiProcessCollector(None, folder)  # type: ignore[no-untyped-call]
+        return iter(collector.collect())  # type: ignore[no-untyped-call]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process under that pid: not ours to judge
+    return True
 
 
 def process_ended(pid: int) -> None:
