@@ -49,6 +49,9 @@ class EmptyCalls:
         call_when_done(call, lambda reply, error: done("Check", due, error is None))
         return True
 
+    def abandon(self) -> int:
+        return 0  # every call starts on arrival: nothing ever waits
+
 
 @dataclass
 class Game:
@@ -93,6 +96,11 @@ class GameCalls:
         else:
             self._waiting.append((due, done))
         return True
+
+    def abandon(self) -> int:
+        dropped = len(self._waiting)
+        self._waiting.clear()  # counted as dropped by the step that ends
+        return dropped
 
     def _router(self) -> Callable[[], pb_grpc.EngineServiceAsyncStub]:
         if not self._per_game:

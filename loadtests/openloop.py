@@ -43,6 +43,11 @@ class Driver(Protocol):
         """
         ...
 
+    def abandon(self) -> int:
+        """Drop the arrivals still waiting to start (a step that did not drain in time),
+        so the next step does not serve this one's backlog first; how many."""
+        ...
+
 
 @dataclass
 class Window:
@@ -135,6 +140,7 @@ async def run_step(
         await asyncio.wait_for(drained.wait(), DRAIN_SECONDS)
     except TimeoutError:
         window.dropped += in_flight
+        driver.abandon()
     return _summary(window, rate, seconds, before or after, after)
 
 
@@ -184,7 +190,16 @@ def call_when_done(
     """Run `call` as a task and hand its reply (or error) to `on_reply`."""
 
     def finished(task: asyncio.Future[Any]) -> None:
+        _running.discard(task)
+        if task.cancelled():  # a channel closed under it: an error, never a lost reply
+            on_reply(None, asyncio.CancelledError())
+            return
         error = task.exception()
         on_reply(None if error else task.result(), error)
 
-    asyncio.ensure_future(call).add_done_callback(finished)
+    task = asyncio.ensure_future(call)
+    _running.add(task)  # the loop holds tasks weakly: keep each until it ends
+    task.add_done_callback(finished)
+
+
+_running: set[asyncio.Future[Any]] = set()

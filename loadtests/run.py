@@ -44,8 +44,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from loadtests.drivers import EmptyCalls, GameCalls
 from loadtests.openloop import Driver, Pids, run_step
 
-from heights_cli.cpu_usage import pids_named
-
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "loadtests"
 HOST = "127.0.0.1"  # never anything else
@@ -294,11 +292,21 @@ async def capacity(label: str, rpc: str, step: Step) -> dict[str, Any]:
     }
 
 
+def redis_pid() -> int:
+    """The process of the Redis at LOADTEST_REDIS_URL (another redis-server on the machine
+    is not this run's)."""
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        return int(client.info("server")["process_id"])
+    finally:
+        client.close()
+
+
 async def measure_async(config: Config, servers: Servers) -> dict[str, Any]:
     pids = Pids(
         servers=[p.pid for p in servers.processes],
         # Redis works for the servers (each append runs a script there): counted apart.
-        redis=pids_named("redis-server") if config.store == "redis" else [],
+        redis=[redis_pid()] if config.store == "redis" else [],
     )
     channels = [aio.insecure_channel(address) for address in servers.addresses]
     try:

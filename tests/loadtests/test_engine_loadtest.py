@@ -49,6 +49,8 @@ def _run(tmp_path: Path, **settings: str) -> tuple[subprocess.CompletedProcess[s
         LOADTEST_STEP_SECONDS="1",
         LOADTEST_WARMUP_SECONDS="0.2",
         LOADTEST_HALF_SECONDS="1",
+        # a bound no loaded machine misses: "held" must mean no error, not fast enough
+        LOADTEST_P99_MS="60000",
         LOADTEST_BASE_PORT=str(_two_free_ports()),
         LOADTEST_RESULTS=str(tmp_path / "results"),
         LOADTEST_REDIS_URL=REDIS_URL,
@@ -92,7 +94,7 @@ def test_run_writes_a_summary_without_failures(
     assert summary["method"].startswith("open loop")
     assert [r["config"] for r in summary["results"]] == configs
     for result in summary["results"]:
-        # One step a phase, at RATE, which held: a capacity of at least that much.
+        # One step a phase, at RATE, which held (no error; the p99 bound is out of reach).
         for phase, rpc in (("empty_steps", "Check"), ("apply_steps", "ApplyAction")):
             [step] = result[phase]
             assert step["rate"] == RATE
