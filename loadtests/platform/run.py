@@ -120,10 +120,14 @@ def pinned(cpus: str, command: list[str]) -> list[str]:
 
 
 def seed_key() -> str:
-    """What the seeded data depends on: the seed script, the schema, the parameters."""
+    """What the seeded data depends on: the seed script, the schema, the parameters, and
+    the rules core and catalogues that play the recorded games (their replays)."""
     digest = hashlib.sha256((HERE / "seed.py").read_bytes())
-    for path in sorted((ROOT / "platform" / "heights_platform").glob("*/migrations/*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
+    rules = ROOT / "services" / "engine" / "heights_rules"
+    sources = sorted((ROOT / "platform" / "heights_platform").glob("*/migrations/*.py"))
+    sources += sorted(rules.glob("*.py")) + sorted(rules.glob("data/*.json"))
+    for path in sources:
+        digest.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
     digest.update(json.dumps(SCALE, sort_keys=True).encode())
     return digest.hexdigest()[:12]
 
