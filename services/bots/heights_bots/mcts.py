@@ -115,10 +115,10 @@ class MctsBot:
         return self.act_with_note(state, seat)[0]
 
     def act_with_note(self, state: GameState, seat: int) -> tuple[int, str]:
+        started = time.perf_counter()  # ranking the candidates is thinking time too
         moves = candidates(state, seat, state.legal_actions())
         if len(moves) == 1:
             return moves[0], "greedy (nothing to search)"
-        started = time.perf_counter()
         root_state = from_infoset(infoset(state, seat))
         children = {move: _Node() for move in moves}
         values: dict[int, list[float]] = {move: [] for move in moves}
