@@ -26,6 +26,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import override_settings
 from tests.drills.drill_tools import REDIS, redis_forget, wait_for
+from tests.runner.worker_stack import slow_bot
 
 from heights_cli.stack import Stack, free_port
 from heights_platform.bots.models import Bot, BotVersion
@@ -39,17 +40,7 @@ from heights_platform.replays.models import Replay
 
 pytestmark = pytest.mark.drill
 
-SLOW_BOT = b"""
-import time
-from heights_sdk import Bot, run
-
-class Slow(Bot):
-    def choose(self, decision):
-        time.sleep(0.01)
-        return decision.legal[0].id
-
-run(Slow(name="slow"))
-"""
+SLOW_BOT = slow_bot()
 
 
 @contextmanager

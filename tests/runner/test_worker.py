@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from tests.runner.worker_stack import runner_stack
+from tests.runner.worker_stack import runner_stack, slow_bot
 
 from heights_cli.stack import free_port
 from heights_runner.contract import (
@@ -24,17 +24,7 @@ SHORT = {"round_cap": 3}  # whole games in about a second
 # Time limits are not under test here: generous, so a loaded CI machine forfeits no one.
 ROOMY = TimeLimits(move_ms=10_000, bank_ms=120_000, start_ms=60_000)
 
-SLOW_BOT = b"""
-import time
-from heights_sdk import Bot, run
-
-class Slow(Bot):
-    def choose(self, decision):
-        time.sleep(0.01)
-        return decision.legal[0].id
-
-run(Slow(name="slow"))
-"""
+SLOW_BOT = slow_bot()
 
 
 def _spec(*bots: BotRef, options: dict[str, object] | None = None) -> MatchSpec:

@@ -10,24 +10,12 @@ import uuid
 from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
-from tests.runner.worker_stack import runner_stack
+from tests.runner.worker_stack import RunnerStack, runner_stack, slow_bot
 
 from heights_cli.stack import free_port
 from heights_runner.contract import BotRef, MatchSpec, SeatSpec, TimeLimits
 
 ROOMY = TimeLimits(move_ms=10_000, bank_ms=120_000, start_ms=60_000)
-
-SLOW_BOT = b"""
-import time
-from heights_sdk import Bot, run
-
-class Slow(Bot):
-    def choose(self, decision):
-        time.sleep(0.02)
-        return decision.legal[0].id
-
-run(Slow(name="slow"))
-"""
 
 
 def _samples(port: int) -> dict[str, float]:
@@ -55,18 +43,22 @@ def _wait_for(port: int, key: str, value: float, timeout: float) -> dict[str, fl
     raise AssertionError(f"{key} never became {value}; last scrape: {seen}")
 
 
+def _slow_match_in_progress(rs: RunnerStack, port: int, seed: int) -> None:
+    """Submit a match of a slow bot and wait until the worker reports it in progress."""
+    slow = BotRef.from_bytes("py", "slow.py", slow_bot(0.02))
+    seats = (SeatSpec("a", slow, trusted=False), SeatSpec("b", BotRef.builtin("greedy")))
+    spec = MatchSpec(
+        f"m-{uuid.uuid4().hex[:12]}", seed, seats, options={"round_cap": 3}, limits=ROOMY
+    )
+    rs.submit(spec)
+    _wait_for(port, "heights_runner_matches_in_progress{}", 1.0, timeout=60)
+
+
 def test_matches_counted_in_the_children_show_on_the_workers_metrics(tmp_path: Path) -> None:
     port = free_port()
     with runner_stack(tmp_path) as rs:
         worker = rs.worker(HEIGHTS_RUNNER_METRICS_PORT=str(port))
-        slow = BotRef.from_bytes("py", "slow.py", SLOW_BOT)
-        seats = (SeatSpec("a", slow, trusted=False), SeatSpec("b", BotRef.builtin("greedy")))
-        spec = MatchSpec(
-            f"m-{uuid.uuid4().hex[:12]}", 7, seats, options={"round_cap": 3}, limits=ROOMY
-        )
-        rs.submit(spec)
-        # While the slow bot plays, the match counts as in progress (the autoscaler's input).
-        _wait_for(port, "heights_runner_matches_in_progress{}", 1.0, timeout=60)
+        _slow_match_in_progress(rs, port, seed=7)  # what the autoscaler counts
         assert len(rs.results(1, timeout=90)) == 1
         after = _wait_for(port, "heights_runner_matches_total{status=finished}", 1.0, timeout=30)
         assert after["heights_runner_matches_in_progress{}"] == 0.0
@@ -81,13 +73,7 @@ def test_a_child_killed_mid_match_stops_counting_as_in_progress(tmp_path: Path) 
     port = free_port()
     with runner_stack(tmp_path) as rs:
         worker = rs.worker(HEIGHTS_RUNNER_METRICS_PORT=str(port))
-        slow = BotRef.from_bytes("py", "slow.py", SLOW_BOT)
-        seats = (SeatSpec("a", slow, trusted=False), SeatSpec("b", BotRef.builtin("greedy")))
-        spec = MatchSpec(
-            f"m-{uuid.uuid4().hex[:12]}", 8, seats, options={"round_cap": 3}, limits=ROOMY
-        )
-        rs.submit(spec)
-        _wait_for(port, "heights_runner_matches_in_progress{}", 1.0, timeout=60)
+        _slow_match_in_progress(rs, port, seed=8)
         (folder,) = (tmp_path / "bots" / "metrics").iterdir()
         (live,) = [
             int(p.stem.rsplit("_", 1)[1])

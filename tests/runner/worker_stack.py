@@ -24,6 +24,21 @@ from heights_runner.settings import RunnerSettings
 REDIS = "redis://127.0.0.1:6379/0"
 
 
+def slow_bot(sleep_s: float = 0.01) -> bytes:
+    """A bot that thinks `sleep_s` a move, so a match lasts long enough to act on mid-way."""
+    return f"""
+import time
+from heights_sdk import Bot, run
+
+class Slow(Bot):
+    def choose(self, decision):
+        time.sleep({sleep_s})
+        return decision.legal[0].id
+
+run(Slow(name="slow"))
+""".encode()
+
+
 @dataclass
 class RunnerStack:
     stack: Stack
