@@ -115,6 +115,7 @@ def test_the_exported_members_are_pinned() -> None:
         "simulate",
         "start_spaces",
         "target_values",
+        "unasked_action",
         "upgrade_targets",
         "usable_buildings",
         "validate_options",

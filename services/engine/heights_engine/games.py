@@ -40,6 +40,7 @@ from heights_rules import (
     make_patch,
     new_game,
     simulate,
+    unasked_action,
     verify,
 )
 
@@ -129,18 +130,8 @@ def play(
 def _play_unasked(
     state: GameState, actions: list[int], actors: list[int], forced_for: frozenset[int]
 ) -> None:
-    while True:
-        mover = state.current_player()
-        if mover == CHANCE:
-            step = state.legal_actions()[0]
-        elif mover in forced_for:  # never TERMINAL, which is no seat
-            legal = state.legal_actions()
-            if len(legal) != 1:
-                return
-            step = legal[0]
-        else:
-            return
-        actors.append(mover)
+    while (step := unasked_action(state, forced_for)) is not None:
+        actors.append(state.current_player())
         state.apply(step)
         actions.append(step)
 

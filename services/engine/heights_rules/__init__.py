@@ -45,7 +45,7 @@ from heights_rules.errors import (
 )
 from heights_rules.final import Outcome, outcome, target_values
 from heights_rules.frames import F, PickEffect, Purpose
-from heights_rules.game import GameState, determinize, from_infoset, new_game
+from heights_rules.game import GameState, determinize, from_infoset, new_game, unasked_action
 from heights_rules.limits import MAX_JSON_DEPTH
 
 # Bounded reading of untrusted JSON (rule options, replays), under a name of its own.
@@ -170,6 +170,7 @@ __all__ = [
     "simulate",
     "start_spaces",
     "target_values",
+    "unasked_action",
     "upgrade_targets",
     "usable_buildings",
     "validate_options",

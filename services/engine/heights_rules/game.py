@@ -8,6 +8,7 @@ without the rules ever importing it.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from heights_rules.actions import NUM_ACTIONS, Action
@@ -146,3 +147,18 @@ def _who(player: int) -> str:
     if player == TERMINAL:
         return "nobody (the game is over)"
     return f"seat {player}"
+
+
+def unasked_action(state: GameState, forced_for: AbstractSet[int]) -> int | None:
+    """The next step nobody has to be asked for: a chance step, or the single legal action
+    of a decision of a seat in `forced_for` (a forced decision, docs/bot-protocol.md);
+    None when a seat must choose or the game is over. The engine service and the runner's
+    in-process engine both play exactly these steps."""
+    mover = state.current_player()
+    if mover == CHANCE:
+        return state.legal_actions()[0]
+    if mover in forced_for:  # never TERMINAL, which is no seat
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+    return None

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from heights_rules import (
-    CHANCE,
     TERMINAL,
     GameConfig,
     IllegalActionError,
@@ -24,6 +23,7 @@ from heights_rules import (
     make_patch,
     new_game,
     outcome,
+    unasked_action,
 )
 from heights_runner.contract import MatchSpec
 
@@ -149,15 +149,9 @@ class LocalEngine:
     def _roll(self, *, forced: bool) -> None:
         """Chance steps, and with `forced` the decisions that have one legal action (as
         the service's ApplyAction with `play_forced`: this runner holds every seat)."""
-        state = self._rec.state
-        while not state.is_terminal():
-            if state.current_player() == CHANCE:
-                self._rec.apply(state.legal_actions()[0])
-                continue
-            legal = state.legal_actions() if forced else ()
-            if len(legal) != 1:
-                return
-            self._rec.apply(legal[0])
+        seats = frozenset(range(self._rec.state.config.players)) if forced else frozenset()
+        while (step := unasked_action(self._rec.state, seats)) is not None:
+            self._rec.apply(step)
 
     def to_move(self) -> int:
         seat = self._rec.state.current_player()
