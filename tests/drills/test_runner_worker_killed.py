@@ -40,7 +40,9 @@ from heights_platform.replays.models import Replay
 
 pytestmark = pytest.mark.drill
 
-SLOW_BOT = slow_bot()
+# Slow enough that the match is surely still running when a test kills its worker (at
+# 0.01 s a move a 4-round match could end, and be recorded, first).
+SLOW_BOT = slow_bot(0.05)
 
 
 @contextmanager
