@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
+from heights_bots import make_bot
 from heights_bots.mcts import CREDIT_CAP, MctsBot, _race
 from heights_rules import GameState, determinize, from_infoset, infoset
 from heights_rules.options import GameConfig
@@ -82,3 +84,41 @@ def test_unspent_time_is_lent_to_later_decisions_up_to_a_cap() -> None:
     assert bot._deadline(100.0) == 100.5
     bot._spent = 71.0  # past the game's share: a tenth
     assert bot._deadline(100.0) == pytest.approx(100.05)
+
+
+class _TickClock:
+    """A clock that moves by `tick` seconds each time it is read: a fixed amount of time
+    per read, as CPU time is on any machine for the same work."""
+
+    def __init__(self, tick: float) -> None:
+        self.now, self.tick = 0.0, tick
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+def test_a_time_budget_is_counted_on_the_clock_it_is_given(positions: Positions) -> None:
+    # The same reads of the same clock give the same search: what a CPU-time clock gives
+    # a strength measurement on a busy machine. 0.6 s at 0.05 s a read stops the race
+    # after a dozen iterations, far below its iteration cap.
+    searched = 0
+    for state in positions(GameConfig(players=2), 44, 17):
+        seat = state.current_player()
+        runs = [
+            MctsBot(seed=3, seconds=0.6, clock=_TickClock(0.05)).act_with_note(state, seat)
+            for _ in range(2)
+        ]
+        assert runs[0] == runs[1]
+        found = re.match(r"mcts (\d+) iterations", runs[0][1])
+        if found:
+            assert int(found.group(1)) <= 13  # a read a move after the first: 0.6 / 0.05 + 1
+            searched += 1
+    assert searched > 3
+
+
+def test_make_bot_names_the_clock_and_refuses_an_unknown_one() -> None:
+    assert make_bot("mcts", 1, mcts_clock="cpu")._clock is time.thread_time  # type: ignore[attr-defined]
+    assert make_bot("mcts", 1)._clock is time.perf_counter  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="unknown bot clock 'gpu'; clocks: wall, cpu"):
+        make_bot("mcts", 1, mcts_clock="gpu")

@@ -6,7 +6,7 @@ legal action id using only what that seat may know. `play_game` plays and record
 game, `run_games` a series with seats rotated.
 """
 
-from heights_bots.bot import BOT_NAMES, Bot, make_bot, seat_seed
+from heights_bots.bot import BOT_CLOCKS, BOT_NAMES, Bot, make_bot, seat_seed
 from heights_bots.greedy import GreedyBot
 from heights_bots.mcts import MctsBot
 from heights_bots.noisy_greedy import NOISY_EPSILONS, NoisyGreedyBot
@@ -15,6 +15,7 @@ from heights_bots.random_bot import RandomBot
 from heights_bots.search import SearchBot
 
 __all__ = [
+    "BOT_CLOCKS",
     "BOT_NAMES",
     "NOISY_EPSILONS",
     "Bot",

@@ -9,10 +9,16 @@ Targets, or the seed and generator of the game.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from heights_rules import SEED_BITS, GameState, KeyedRng
+
+# What a time-budgeted bot's `seconds` are measured on: "wall" is the runner's move
+# limit's clock; "cpu" (the thread's CPU time) gives the same search on a busy machine
+# as on a quiet one, for measuring strength (`heights selfplay --bot-clock cpu`).
+BOT_CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
 
 
 @runtime_checkable
@@ -55,14 +61,24 @@ def _mcts(seed: int, **budget: Any) -> Bot:
 
     # `iterations` is the search bot's budget too; mcts reads only its own knobs.
     known = {
-        k: v for k, v in budget.items() if k in ("mcts_seconds", "mcts_iterations", "mcts_widen")
+        k: v
+        for k, v in budget.items()
+        if k in ("mcts_seconds", "mcts_iterations", "mcts_widen", "mcts_clock")
     }
     return MctsBot(
         seed,
         seconds=known.get("mcts_seconds", 0.6),
         iterations=known.get("mcts_iterations", 5000),
         widen=known.get("mcts_widen", WIDEN),
+        clock=_clock(known.get("mcts_clock", "wall")),
     )
+
+
+def _clock(name: str) -> Callable[[], float]:
+    try:
+        return BOT_CLOCKS[name]
+    except KeyError:
+        raise ValueError(f"unknown bot clock {name!r}; clocks: {', '.join(BOT_CLOCKS)}") from None
 
 
 def _noisy(name: str) -> Callable[..., Bot]:
@@ -104,7 +120,8 @@ def make_bot(name: str, seed: int, **budget: Any) -> Bot:
     """A built-in bot by name (one of `BOT_NAMES`).
 
     `budget` is read by bots that search (`iterations=`, `seconds=` for `SearchBot`;
-    `mcts_seconds=`, `mcts_iterations=`, `mcts_widen=` for `MctsBot`) and ignored by the
+    `mcts_seconds=`, `mcts_iterations=`, `mcts_widen=`, `mcts_clock=` (a `BOT_CLOCKS`
+    name) for `MctsBot`) and ignored by the
     others, so one budget can be passed to every seat of a match.
     """
     try:

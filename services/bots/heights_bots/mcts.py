@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from heights_bots import action_ids as ids
@@ -83,7 +84,9 @@ class MctsBot:
     `horizon` is how many of the seat's own turn ends a rollout plays to. A move other
     than greedy's is played only if it beats greedy's, in the same sampled worlds, by
     more than `margin` VP on average. A tree node offers its k-th follow-up move once
-    its walks reach `widen` * (k - 1)^2.
+    its walks reach `widen` * (k - 1)^2. `clock` measures `seconds`: the wall clock, as
+    the runner's move limit does; `time.thread_time` (CPU time) makes a measurement of
+    the bot's strength independent of what else the machine runs.
     """
 
     name = "mcts"
@@ -97,6 +100,7 @@ class MctsBot:
         margin: float = 0.2,
         *,
         widen: int = WIDEN,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if iterations < 1 or horizon < 1 or widen < 1:
             raise ValueError("iterations, horizon and widen must be at least 1")
@@ -107,6 +111,7 @@ class MctsBot:
         self.horizon = horizon
         self.margin = margin
         self.widen = widen
+        self._clock = clock
         self._rng = KeyedRng(seed)
         self._spent = 0.0  # thinking time so far this game
         self._searched = 0  # decisions searched so far this game
@@ -115,7 +120,7 @@ class MctsBot:
         return self.act_with_note(state, seat)[0]
 
     def act_with_note(self, state: GameState, seat: int) -> tuple[int, str]:
-        started = time.perf_counter()  # ranking the candidates is thinking time too
+        started = self._clock()  # ranking the candidates is thinking time too
         moves = candidates(state, seat, state.legal_actions())
         if len(moves) == 1:
             return moves[0], "greedy (nothing to search)"
@@ -130,7 +135,7 @@ class MctsBot:
             world = determinize(root_state, seat, self._key(state.steps, len(values[alive[0]])))
             for move in alive:
                 if spent >= self.iterations or (
-                    deadline is not None and spent > 0 and time.perf_counter() > deadline
+                    deadline is not None and spent > 0 and self._clock() > deadline
                 ):
                     break
                 value = self._iterate(children[move], move, world.clone(), seat, spread.value)
@@ -141,7 +146,7 @@ class MctsBot:
                 alive = _race(alive, values)
                 continue
             break
-        self._spent += time.perf_counter() - started
+        self._spent += self._clock() - started
         self._searched += 1
         return self._verdict(moves, alive, values, spent)
 

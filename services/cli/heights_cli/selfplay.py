@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from heights_bots import BOT_NAMES, make_bot, seat_seed
+from heights_bots import BOT_CLOCKS, BOT_NAMES, make_bot, seat_seed
 from heights_bots.play import play_game
 from heights_cli.options_arg import add_rule_options, parse_rule_options
 from heights_rules import (
@@ -48,6 +48,13 @@ def register(commands: Any) -> None:
         help="rotate the bots round the table, every rotation on one seed (duplicate sets)",
     )
     p.add_argument("--catalogue", default=DEFAULT_CATALOGUE)
+    p.add_argument(
+        "--bot-clock",
+        choices=sorted(BOT_CLOCKS),
+        default="wall",
+        help="what time-budgeted bots (mcts) measure their seconds on: wall (as in a match) "
+        "or cpu (their thread's CPU time: the same search however busy the machine is)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per game, then a summary")
     p.add_argument("--save-replays", type=Path, metavar="DIR", help="write each game's replay")
     add_rule_options(p)
@@ -105,8 +112,13 @@ def seating(names: list[str], seed: int, game: int, rotate: bool) -> tuple[int, 
     return seed + game // n, [names[(seat - shift) % n] for seat in range(n)]
 
 
-def play_one(config: GameConfig, seed: int, names: list[str]) -> GameReport:
-    bots = [make_bot(name, seed=seat_seed(seed, seat)) for seat, name in enumerate(names)]
+def play_one(
+    config: GameConfig, seed: int, names: list[str], bot_clock: str = "wall"
+) -> GameReport:
+    bots = [
+        make_bot(name, seed=seat_seed(seed, seat), mcts_clock=bot_clock)
+        for seat, name in enumerate(names)
+    ]
     start = time.perf_counter()
     state, replay = play_game(config, seed, bots)
     replay.seats = [f"{name}#{seat}" for seat, name in enumerate(names)]
@@ -134,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     for i in range(args.games):
         seed, seats = seating(names, args.seed, i, args.rotate)
-        report = play_one(config, seed, seats)
+        report = play_one(config, seed, seats, args.bot_clock)
         reports.append(report)
         if args.save_replays:
             path = args.save_replays / f"game-{report.seed}{FILE_SUFFIX}"
