@@ -6,13 +6,47 @@ legal action id using only what that seat may know. `play_game` plays and record
 game, `run_games` a series with seats rotated.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from heights_bots.bot import BOT_CLOCKS, BOT_NAMES, Bot, make_bot, seat_seed
-from heights_bots.greedy import GreedyBot
-from heights_bots.mcts import MctsBot
-from heights_bots.noisy_greedy import NOISY_EPSILONS, NoisyGreedyBot
-from heights_bots.play import GameRecord, SeriesSummary, play_game, run_games, summarize
-from heights_bots.random_bot import RandomBot
-from heights_bots.search import SearchBot
+
+if TYPE_CHECKING:
+    from heights_bots.greedy import GreedyBot
+    from heights_bots.mcts import MctsBot
+    from heights_bots.noisy_greedy import NOISY_EPSILONS, NoisyGreedyBot
+    from heights_bots.play import GameRecord, SeriesSummary, play_game, run_games, summarize
+    from heights_bots.random_bot import RandomBot
+    from heights_bots.search import SearchBot
+
+# Each name's module, imported on first use: a sandboxed bot process imports this
+# package for the one bot it plays (make_bot imports that bot's module), and every
+# match starts four such processes.
+_LAZY = {
+    "GreedyBot": "heights_bots.greedy",
+    "MctsBot": "heights_bots.mcts",
+    "NOISY_EPSILONS": "heights_bots.noisy_greedy",
+    "NoisyGreedyBot": "heights_bots.noisy_greedy",
+    "GameRecord": "heights_bots.play",
+    "SeriesSummary": "heights_bots.play",
+    "play_game": "heights_bots.play",
+    "run_games": "heights_bots.play",
+    "summarize": "heights_bots.play",
+    "RandomBot": "heights_bots.random_bot",
+    "SearchBot": "heights_bots.search",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'heights_bots' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BOT_CLOCKS",

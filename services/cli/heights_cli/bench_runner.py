@@ -23,6 +23,7 @@ from typing import Any
 
 REDIS = "redis://127.0.0.1:6379/0"
 STARTS = 5  # sandbox starts measured, of each kind
+THOUGHTLESS = "random"  # the built-in bot that thinks least: the platform's own cost
 
 
 def register(commands: Any) -> None:
@@ -43,10 +44,10 @@ def register(commands: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _specs(count: int, seed: int, play_forced: bool = True) -> list[Any]:
+def _specs(count: int, seed: int, play_forced: bool = True, bot: str = "greedy") -> list[Any]:
     from heights_runner.contract import BotRef, MatchSpec, SeatSpec
 
-    seats = tuple(SeatSpec(f"greedy-{i}", BotRef.builtin("greedy"), True) for i in range(4))
+    seats = tuple(SeatSpec(f"{bot}-{i}", BotRef.builtin(bot), True) for i in range(4))
     return [
         MatchSpec(f"bench-{uuid.uuid4().hex[:10]}", seed + i, seats, play_forced=play_forced)
         for i in range(count)
@@ -123,6 +124,7 @@ def _floor(
     from heights_cli import bench_floor
 
     start_ms = bench_floor.match_start_ms(tmp / "starts", "greedy", 4, STARTS)
+    thoughtless_start_ms = bench_floor.match_start_ms(tmp / "starts-t", THOUGHTLESS, 4, STARTS)
     echo_ms = bench_floor.echo_start_ms(tmp / "echo-start", STARTS)
     pipe_us = bench_floor.sandbox_pipe_us(tmp / "echo")
     ping = bench_floor.stream_ping(address, engine_pids)
@@ -137,6 +139,14 @@ def _floor(
         report["engine_cpu_us_per_relayed_decision"] + report["runner_cpu_us_per_relayed_decision"]
     )
     ping_cpu_us = ping.engine_cpu_us + ping.client_cpu_us
+    t = f"_{THOUGHTLESS}_bots"
+    t_path_s = report[f"match_seconds_whole_path{t}"] - thoughtless_start_ms / 1000.0
+    t_per_decision_us = t_path_s / report[f"decisions_per_match{t}"] * 1e6
+    t_relayed = report[f"decisions_relayed_per_match{t}"] / report[f"decisions_per_match{t}"]
+    t_cpu_us = (
+        report[f"engine_cpu_us_per_relayed_decision{t}"]
+        + report[f"runner_cpu_us_per_relayed_decision{t}"]
+    )
     return {
         "sandbox_start_ms_bare_python": round(echo_ms, 1),
         "match_start_ms_4_greedy": round(start_ms, 1),
@@ -155,6 +165,11 @@ def _floor(
         # message it rode on) over the CPU of a ping: the same ratio, robust to load.
         "cpu_path_over_floor": round(cpu_us * relayed / ping_cpu_us, 2),
         "cpu_path_over_floor_relayed": round(cpu_us / ping_cpu_us, 2),
+        # The same over the floor with bots that hardly think: the platform's own cost.
+        f"match_start_ms_4{t}": round(thoughtless_start_ms, 1),
+        f"path_us_per_decision{t}": round(t_per_decision_us),
+        f"path_over_floor{t}": round(t_per_decision_us / floor_us, 2),
+        f"cpu_path_over_floor{t}": round(t_cpu_us * t_relayed / ping_cpu_us, 2),
     }
 
 
@@ -223,8 +238,14 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
     client.submit(_specs(1, args.seed + 999, forced)[0])  # warm-up: imports, bot cache
     client.results(1, timeout=120)
     stolen_alone0, alone_started = stolen_seconds(), time.perf_counter()
-    alone = _alone(client, specs, engine_pids, [r.proc.pid for r in runners])
+    runner_pids0 = [r.proc.pid for r in runners]
+    alone = _alone(client, specs, engine_pids, runner_pids0)
     stolen_alone = (stolen_seconds() - stolen_alone0) / (time.perf_counter() - alone_started)
+    # The same, with bots that hardly think (random: a legal action, no search): what
+    # the platform itself costs a decision, without the greedy bot's thinking.
+    thoughtless = _alone(
+        client, _specs(args.matches, args.seed, forced, THOUGHTLESS), engine_pids, runner_pids0
+    )
     baseline = in_process_seconds(specs)
     for i in range(2, args.workers + 1):
         runners.append(stack.runner(f"runner-{i}", **env))
@@ -252,6 +273,10 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
         "overhead_factor": round(mean_alone / mean_base, 1),
         **{k: round(v, 1) if isinstance(v, float) else v for k, v in alone.items()},
         "machine_cores_stolen_alone": round(stolen_alone, 2),
+        **{
+            f"{k}_{THOUGHTLESS}_bots": round(v, 3 if k.startswith("match_") else 1)
+            for k, v in thoughtless.items()
+        },
         "worker_processes": args.workers,
         "throughput_matches": n,
         "matches_per_minute": round(60 * n / elapsed, 1),

@@ -144,13 +144,15 @@ class Seat:
             patch=self.takes_patches,
         )
         start = time.monotonic()
-        waited = self._allowance_text()  # what this move may take, for the detail
         try:
             self._process.send(message)
             line = self._process.receive(clock.allowance_s())
             elapsed = (time.monotonic() - start) * 1000.0
             choice = protocol.parse_action(line)
         except sandbox.BotTimeout:
+            # What this move could take, told before the move is charged (the clock is
+            # as it was when it began): written only for a timeout, not every decision.
+            waited = self._allowance_text()
             clock.charge((time.monotonic() - start) * 1000.0)
             self._fail("timeout", f"no answer within {waited}", turn.step)
             return None
