@@ -6,7 +6,8 @@ Files in `replays/`: `v1-2p-ad10-seed102` (Ad 10 in play: revision 2 re-scores a
 variable-VP building higher and the shared win becomes seat 1's), `v1-solo-wildlimit-
 seed1` (a Wild Token limit of 3 the Mayor's Step A exceeded), and two plain v1 games.
 `v2-*.replay.gz`: greedy games recorded on reconstructed-v2 (revision 2) while it was the
-default, before reconstructed-v3 replaced it.
+default, before reconstructed-v3 replaced it; `v3-*.replay.gz` the same on reconstructed-v3
+while it was the default, so that they still verify once a later catalogue is.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from heights_rules.replay import Replay
 REPLAY_DIR = Path(__file__).parent / "replays"
 REPLAYS = sorted(REPLAY_DIR.glob("*.rhr"))
 V2_REPLAYS = sorted(REPLAY_DIR.glob("v2-*.replay.gz"))
+V3_REPLAYS = sorted(REPLAY_DIR.glob("v3-*.replay.gz"))
 
 
 def test_the_recorded_replays_are_there() -> None:
     assert len(REPLAYS) == 4
     assert len(V2_REPLAYS) == 3
+    assert len(V3_REPLAYS) == 3
 
 
 @pytest.mark.parametrize("path", REPLAYS, ids=lambda p: p.stem)
@@ -45,6 +48,16 @@ def test_a_replay_recorded_on_v2_verifies_byte_for_byte_after_v3(path: Path) -> 
     blob = path.read_bytes()
     replay = Replay.from_bytes(blob)
     assert replay.config.catalogue_id == "reconstructed-v2"
+    assert replay.to_bytes() == blob
+    result = verify(replay)
+    assert result.ok, result.message
+
+
+@pytest.mark.parametrize("path", V3_REPLAYS, ids=lambda p: p.name.split(".")[0])
+def test_a_replay_recorded_on_v3_verifies_byte_for_byte(path: Path) -> None:
+    blob = path.read_bytes()
+    replay = Replay.from_bytes(blob)
+    assert replay.config.catalogue_id == "reconstructed-v3"
     assert replay.to_bytes() == blob
     result = verify(replay)
     assert result.ok, result.message
