@@ -56,7 +56,8 @@ def test_the_rows_equal_the_markup_they_replace(world: dict[str, Any], rf: Any) 
     for bot in world["bots"]:
         for ladder in _ladder_histories(request, bot):
             changes = ladder["changes"]
-            assert isinstance(changes, list) and changes, "the world's bots are rated"
+            assert isinstance(changes, list)
+            assert changes, "the world's bots are rated"
             expected = MARKUP.render(Context({"changes": changes}))
             assert _squeezed(rating_rows(changes)) == _squeezed(expected)
 
