@@ -8,15 +8,19 @@ import json
 import os
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 import redis
 from django.contrib.auth.models import User
+from django.utils import timezone
+from rest_framework import serializers
 from rest_framework.test import APIClient
 
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.bots.services import bot_create
+from heights_platform.matches.apis import _when
 from heights_platform.matches.models import Match, MatchSeat
 from heights_platform.matches.services import (
     match_create,
@@ -260,6 +264,22 @@ def test_match_list_rows_are_the_details(
     assert rows[1]["seed"] is not None
     for row in rows:
         assert row == api.get(f"/api/v1/matches/{row['id']}/").json()
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Paris", "America/St_Johns"])
+def test_list_times_render_as_drfs_datetime_field_in_any_current_zone(zone: str) -> None:
+    """match_row_output's times skip DRF's per-value zone lookups, not its output."""
+    field = serializers.DateTimeField()
+    moments = [
+        datetime(2026, 11, 26, 5, 4, 3, tzinfo=UTC),
+        datetime(2026, 7, 1, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(2026, 3, 29, 1, 30, tzinfo=timezone.get_fixed_timezone(-150)),
+    ]
+    with timezone.override(zone):
+        current = timezone.get_current_timezone()
+        for moment in moments:
+            assert _when(moment, current) == field.to_representation(moment)
+        assert _when(None, current) is None
 
 
 def test_match_detail_unknown_is_not_found(api: APIClient) -> None:

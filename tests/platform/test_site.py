@@ -15,7 +15,12 @@ from tests.platform.site_world import SECRET_LOG, SECRET_REJECTION, site_world_c
 
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.matches.models import Match
-from heights_platform.matches.selectors import access_seat_log
+from heights_platform.matches.selectors import (
+    MatchFilter,
+    access_seat_log,
+    bot_match_list_page,
+    match_list_page,
+)
 from heights_platform.replays.models import Replay
 from heights_runner.contract import MatchResult
 
@@ -72,6 +77,14 @@ def test_bot_page_shows_versions_ratings_and_matches_with_opponents(
     for match in world["matches"]:
         assert f'href="/matches/{match.pk}/"' in html
     assert "forfeit: illegal at step 7" in html
+
+
+def test_a_bot_pages_matches_are_the_apis_bot_filter(world: dict[str, Any]) -> None:
+    """The page reads them with bot_match_list_page, the API with MatchFilter."""
+    for bot in [*world["bots"], world["draft"]]:
+        api = MatchFilter({"bot": str(bot.pk)}, queryset=match_list_page()).qs
+        assert list(bot_match_list_page(bot_id=bot.pk)) == list(api)
+    assert list(bot_match_list_page(bot_id=world["bots"][1].pk)), "the world's bots played"
 
 
 def test_match_page_shows_seats_ranks_forfeit_and_links_the_replay(world: dict[str, Any]) -> None:

@@ -88,10 +88,26 @@ def rating_points(*, entry: LadderEntry, last: int) -> list[RatingPoint]:
     return [RatingPoint(*row) for row in reversed(rows)]
 
 
+# What a bot page's history row shows of a change and its match (site/templatetags/
+# history.py): the match's other columns (its options, seed, four times) were parsed into
+# 50 model objects a page and never read.
+HISTORY_ROW_FIELDS = (
+    "rank",
+    "elo_before",
+    "elo_after",
+    "mu_before",
+    "mu_after",
+    "sigma_before",
+    "sigma_after",
+    "match__finished_at",
+)
+
+
 def rating_history_latest(*, entry: LadderEntry, last: int) -> list[RatingChange]:
-    """The entry's latest `last` rating changes with their matches, newest first."""
+    """The entry's latest `last` rating changes with their matches, newest first (only
+    `HISTORY_ROW_FIELDS` loaded: another field of the match would cost a query)."""
     newest = rating_history(entry=entry).order_by("-match__finished_seq", "-pk")
-    return list(newest[:last])
+    return list(newest.only(*HISTORY_ROW_FIELDS)[:last])
 
 
 def rating_count(*, entry: LadderEntry) -> int:

@@ -72,6 +72,14 @@ def match_list_page() -> QuerySet[Match]:
     )
 
 
+def bot_match_list_page(*, bot_id: int) -> QuerySet[Match]:
+    """`match_list_page` of the matches this bot held a seat in, as `MatchFilter`'s `bot`
+    filters them (one semi-join, never a match twice), without building a FilterSet:
+    its form and filters are deep-copied for each one, a tenth of a bot page's CPU."""
+    seated = MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=bot_id)
+    return match_list_page().filter(Exists(seated))
+
+
 # The columns of a match list row (`apis.match_row_output` renders them): read as plain
 # values, as the seats are, since a page of 50 matches built as model objects (with
 # their ladder and replay) and then serialized field by field cost most of a request.

@@ -15,7 +15,12 @@ from heights_platform.bots.models import Bot
 from heights_platform.common.errors import ApiError
 from heights_platform.ladders import selectors as ladders
 from heights_platform.matches.models import Match
-from heights_platform.matches.selectors import MatchFilter, access_match_by_id, match_list_page
+from heights_platform.matches.selectors import (
+    MatchFilter,
+    access_match_by_id,
+    bot_match_list_page,
+    match_list_page,
+)
 from heights_platform.replays.selectors import replay_list_page
 from heights_platform.site.charts import MAX_BOTS_CHARTED, MAX_POINTS, bot_charts, ladder_chart
 from heights_platform.site.listing import bot_page_visible, bots_visible, match_rows, page_get
@@ -100,7 +105,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = bots.access_bot_by_id(bot_id=bot_id)
     if not bot_page_visible(user=request.user, bot=bot):
         raise ApiError("not_found", "no such bot")  # not yet public: as if it did not exist
-    played = MatchFilter({"bot": str(bot.pk)}, queryset=match_list_page()).qs
+    played = bot_match_list_page(bot_id=bot.pk)
     matches = page_get(played, number=page_of(params), per_page=MATCHES_PAGE)
     context = {
         "bot": bot,

@@ -1,0 +1,82 @@
+"""`{% rating_rows %}` and `fixed`: a bot's rating history as the template markup it
+replaced printed it, at a fraction of the cost."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import AnonymousUser, User
+from django.template import Context, Template
+from django.template.defaultfilters import floatformat
+from tests.platform.site_world import site_world_create
+
+from heights_platform.bots.models import Bot
+from heights_platform.site.numbers import fixed
+from heights_platform.site.pages import _ladder_histories
+from heights_platform.site.templatetags.history import rating_rows
+from heights_runner.contract import MatchResult
+
+# The rows as bot.html wrote them before the tag: the reference the tag must equal.
+MARKUP = Template(
+    """{% load seats %}{% for change, opponents in changes %}
+    <tr>
+      <td><a href="{% url 'site-match' change.match_id %}">{{ change.match.finished_at|date:"Y-m-d H:i"|default:"match" }}</a></td>
+      <td>{{ change.rank }}</td>
+      <td>{% seat_list opponents %}</td>
+      <td class="num">{{ change.elo_before|floatformat:1 }} → {{ change.elo_after|floatformat:1 }}</td>
+      <td class="num">{{ change.mu_before|floatformat:2 }} → {{ change.mu_after|floatformat:2 }}</td>
+      <td class="num">{{ change.sigma_before|floatformat:2 }} → {{ change.sigma_after|floatformat:2 }}</td>
+    </tr>
+    {% empty %}<tr><td colspan="6" class="muted">No rated matches yet.</td></tr>
+    {% endfor %}"""  # noqa: E501
+)
+
+
+def _squeezed(html: str) -> str:
+    return re.sub(r">\s+<", "><", html).strip()
+
+
+@pytest.fixture
+def world(
+    sent_tasks: list[dict[str, Any]],
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+) -> dict[str, Any]:
+    return site_world_create(make_user, make_active_bot, play_result)
+
+
+def test_the_rows_equal_the_markup_they_replace(world: dict[str, Any], rf: Any) -> None:
+    request = rf.get("/")
+    request.user = AnonymousUser()
+    for bot in world["bots"]:
+        for ladder in _ladder_histories(request, bot):
+            changes = ladder["changes"]
+            assert isinstance(changes, list)
+            assert changes, "the world's bots are rated"
+            expected = MARKUP.render(Context({"changes": changes}))
+            assert _squeezed(rating_rows(changes)) == _squeezed(expected)
+
+
+def test_no_changes_is_one_row_saying_so() -> None:
+    assert rating_rows([]) == _squeezed(MARKUP.render(Context({"changes": []})))
+
+
+@pytest.mark.parametrize("places", [0, 1, 2, 3, 6])
+def test_fixed_prints_what_floatformat_prints(places: int) -> None:
+    rng = random.Random(places)
+    edges = [0.0, -0.0, -0.04, -0.05, 0.05, 0.15, 0.25, 2.675, -1.25, 1500.25, 1e-7, 1e20]
+    rounded = [round(rng.uniform(-100, 100), rng.randint(0, 4)) for _ in range(2000)]
+    halves = [v + rng.choice((0.05, 0.005, -0.05, 0.5)) for v in rounded]
+    ratings = [rng.uniform(-3000, 3000) for _ in range(2000)]
+    for value in edges + rounded + halves + ratings + [float("nan"), float("inf")]:
+        assert fixed(value, places) == floatformat(value, places), value
+
+
+def test_fixed_refuses_places_it_does_not_keep() -> None:
+    with pytest.raises(ValueError, match="places must be 0 to 6, not 7"):
+        fixed(1.0, 7)
