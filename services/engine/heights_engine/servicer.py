@@ -170,9 +170,9 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
             legal_actions=[convert.action_to_proto(a) for a in applied.legal],
         )
         if applied.view is not None:
-            response.game.CopyFrom(convert.view_to_proto(applied.view))
+            convert.view_to_proto(applied.view, response.game)
         if applied.next_view is not None:
-            response.next_view.CopyFrom(convert.view_to_proto(applied.next_view))
+            convert.view_to_proto(applied.next_view, response.next_view)
         return response
 
     async def _open_stream(self, context: Context, method: str, game_id: str = "") -> None:
