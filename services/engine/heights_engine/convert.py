@@ -26,6 +26,12 @@ from heights_rules import (
 )
 
 MAX_OPTIONS_JSON = 4096
+# Views and outcomes are trees built here and in the rules core, never cyclic: without
+# `check_circular` the C encoder skips a dict insert and delete per container, ~25% of
+# encoding a patch (~40 -> ~31 us CPU, timed over a game's 885 patches on a loaded
+# machine). The same output as json.dumps with the same options.
+_PATCH_JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+_SORTED_JSON = json.JSONEncoder(separators=(",", ":"), sort_keys=True, check_circular=False).encode
 
 
 def config_from_proto(msg: pb.GameConfig) -> GameConfig:
@@ -131,7 +137,7 @@ def view_to_proto(view: View, msg: pb.GameView | None = None) -> pb.GameView:
     if view.patch is None:
         msg.observation_json = _json(view.observation)
     else:
-        msg.observation_patch_json = json.dumps(view.patch, separators=(",", ":"))
+        msg.observation_patch_json = _PATCH_JSON(view.patch)
         msg.patch_base_sequence = view.patch_base
     if view.outcome is not None:
         msg.outcome.CopyFrom(outcome_to_proto(view.outcome))
@@ -146,4 +152,4 @@ def verification_to_proto(result: Verification) -> service_pb.VerifyReplayRespon
 
 
 def _json(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+    return _SORTED_JSON(data)
