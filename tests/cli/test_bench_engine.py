@@ -24,3 +24,11 @@ def test_the_redis_store_plays_the_same_game() -> None:
     redis = asyncio.run(play(1, 2, seed=9, redis_url=url))
     assert redis.verified
     assert (redis.decisions, redis.steps) == (memory.decisions, memory.steps)
+
+
+def test_the_load_tests_lean_requests_play_whole_games() -> None:
+    lean = asyncio.run(play(1, 2, seed=9, lean=True))
+    again = asyncio.run(play(1, 2, seed=9, lean=True))
+    assert lean.verified
+    assert 0 < lean.decisions < lean.steps  # the service rolls the chance steps
+    assert (again.decisions, again.steps) == (lean.decisions, lean.steps)

@@ -5,8 +5,10 @@ event loop's. This drives the servicer's handler directly, as the runner calls i
 (`omit_view`, the other seats' tokens, `view_bases`, `play_forced`), on random games,
 with no network in between: what is left is the handler (check, apply, the next
 mover's observation and its patch, the response message) and the store (memory, or
-Redis with `--redis`). Under `valgrind --tool=callgrind` it gives instruction counts a
-busy machine cannot move (docs/runner.md, "The engine's share").
+Redis with `--redis`). With `--lean` the requests are the load test's instead
+(loadtests/README.md): `omit_view` and nothing else, so no observation is built. Under
+`valgrind --tool=callgrind` it gives instruction counts a busy machine cannot move
+(docs/runner.md, "The engine's share").
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ def register(commands: Any) -> None:
     p.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--redis", default="", help="a Redis URL for the store (default: memory)")
+    p.add_argument(
+        "--lean",
+        action="store_true",
+        help="the load test's requests (omit_view only), not the match runner's",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run)
 
@@ -43,7 +50,7 @@ class HandlerRun:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = asyncio.run(play(args.games, args.players, args.seed, args.redis))
+    result = asyncio.run(play(args.games, args.players, args.seed, args.redis, lean=args.lean))
     if args.json:
         print(json.dumps(asdict(result), indent=2))
     else:
@@ -52,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.verified else 1
 
 
-async def play(games: int, players: int, seed: int, redis_url: str = "") -> HandlerRun:
+async def play(
+    games: int, players: int, seed: int, redis_url: str = "", *, lean: bool = False
+) -> HandlerRun:
     """Random games through the handler; CPU counted around the requests only."""
     from heights_engine.games import Games
     from heights_engine.redis_store import RedisStore
@@ -79,7 +88,7 @@ async def play(games: int, players: int, seed: int, redis_url: str = "") -> Hand
     verified = True
     try:
         for game in range(games):
-            made, spent, game_id = await _game(servicer, players, seed + game)
+            made, spent, game_id = await _game(servicer, players, seed + game, lean)
             decisions, cpu = decisions + made, cpu + spent
             replay = await authority.replay(game_id)
             steps += len(replay.actions)
@@ -90,7 +99,7 @@ async def play(games: int, players: int, seed: int, redis_url: str = "") -> Hand
     return HandlerRun(decisions, steps, round(cpu / max(decisions, 1) * 1e6, 1), verified)
 
 
-async def _game(servicer: Any, players: int, seed: int) -> tuple[int, float, str]:
+async def _game(servicer: Any, players: int, seed: int, lean: bool) -> tuple[int, float, str]:
     from heights_engine.proto import engine_service_pb2 as pb
     from heights_engine.proto import game_pb2
     from heights_rules import GameConfig
@@ -112,10 +121,11 @@ async def _game(servicer: Any, players: int, seed: int) -> tuple[int, float, str
             expected_sequence=sequence,
             action=game_pb2.Action(id=rng.choice(live.state.legal_actions())),
             omit_view=True,
-            view_tokens=[t for s, t in enumerate(tokens) if s != seat],
-            view_bases=bases,
-            play_forced=True,
         )
+        if not lean:  # the runner's: every seat's token and view held, forced ones played
+            request.view_tokens.extend(t for s, t in enumerate(tokens) if s != seat)
+            request.view_bases.extend(bases)
+            request.play_forced = True
         started = time.process_time()
         response = await servicer.ApplyAction(request, None)
         response.SerializeToString()  # what gRPC does with it next

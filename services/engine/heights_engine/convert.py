@@ -26,6 +26,12 @@ from heights_rules import (
 )
 
 MAX_OPTIONS_JSON = 4096
+# Views and outcomes are trees built here and in the rules core, never cyclic: without
+# `check_circular` the C encoder skips a dict insert and delete per container, ~25% of
+# encoding a patch (~40 -> ~31 us CPU, timed over a game's 885 patches on a loaded
+# machine). The same output as json.dumps with the same options.
+_PATCH_JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+_SORTED_JSON = json.JSONEncoder(separators=(",", ":"), sort_keys=True, check_circular=False).encode
 
 
 def config_from_proto(msg: pb.GameConfig) -> GameConfig:
@@ -65,16 +71,6 @@ def config_from_proto(msg: pb.GameConfig) -> GameConfig:
         raise invalid("BAD_CONFIG", str(err)) from None
 
 
-def config_to_proto(config: GameConfig) -> pb.GameConfig:
-    return pb.GameConfig(
-        players=config.players,
-        solo=config.solo,
-        catalogue_id=config.catalogue_id,
-        catalogue_sha256=config.catalogue_sha256,
-        options_json=_options_json(config.options),
-    )
-
-
 @functools.lru_cache(maxsize=256)
 def _options_json(options: RuleOptions) -> str:
     """Every view carries its game's options; few distinct ones are ever in play."""
@@ -111,26 +107,37 @@ def outcome_to_proto(result: Outcome) -> pb.Outcome:
     )
 
 
-def view_to_proto(view: View) -> pb.GameView:
-    seed = pb.SeedCommitment(commitment_sha256=view.commitment, salt_hex=view.salt_hex)
+def view_to_proto(view: View, msg: pb.GameView | None = None) -> pb.GameView:
+    """The view's message; written into `msg` when given (a response's field).
+
+    Filling a response's own field saves building a message and then copying it in,
+    which every ApplyAction with `next_view` did (the view carries a patch or a ~13 KB
+    observation).
+    """
+    if msg is None:
+        msg = pb.GameView()
+    msg.game_id = view.game_id
+    msg.viewer = view.viewer
+    msg.sequence = view.sequence
+    msg.status = pb.GAME_STATUS_OVER if view.over else pb.GAME_STATUS_IN_PROGRESS
+    msg.to_move = view.to_move
+    msg.phase = view.phase
+    msg.round = view.round
+    config = view.config
+    msg.config.players = config.players
+    msg.config.solo = config.solo
+    msg.config.catalogue_id = config.catalogue_id
+    msg.config.catalogue_sha256 = config.catalogue_sha256
+    msg.config.options_json = _options_json(config.options)
+    msg.seat_names.extend(view.seat_names)
+    msg.seed.commitment_sha256 = view.commitment
+    msg.seed.salt_hex = view.salt_hex
     if view.seed is not None:
-        seed.seed = view.seed
-    msg = pb.GameView(
-        game_id=view.game_id,
-        viewer=view.viewer,
-        sequence=view.sequence,
-        status=pb.GAME_STATUS_OVER if view.over else pb.GAME_STATUS_IN_PROGRESS,
-        to_move=view.to_move,
-        phase=view.phase,
-        round=view.round,
-        config=config_to_proto(view.config),
-        seat_names=list(view.seat_names),
-        seed=seed,
-    )
+        msg.seed.seed = view.seed
     if view.patch is None:
         msg.observation_json = _json(view.observation)
     else:
-        msg.observation_patch_json = json.dumps(view.patch, separators=(",", ":"))
+        msg.observation_patch_json = _PATCH_JSON(view.patch)
         msg.patch_base_sequence = view.patch_base
     if view.outcome is not None:
         msg.outcome.CopyFrom(outcome_to_proto(view.outcome))
@@ -145,4 +152,4 @@ def verification_to_proto(result: Verification) -> service_pb.VerifyReplayRespon
 
 
 def _json(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+    return _SORTED_JSON(data)

@@ -17,7 +17,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from heights_engine import metrics, tokens
@@ -285,8 +285,11 @@ class Games:
             )
         forced = sum(1 for actor in actors[1:] if actor != CHANCE)
         metrics.DECISIONS.inc()
-        metrics.FORCED_DECISIONS.inc(forced)
-        metrics.CHANCE_STEPS.inc(len(actions) - 1 - forced)
+        # Most decisions are followed by neither: a counter's inc takes its lock.
+        if forced:
+            metrics.FORCED_DECISIONS.inc(forced)
+        if len(actions) - 1 > forced:
+            metrics.CHANCE_STEPS.inc(len(actions) - 1 - forced)
         return applied
 
     def _patched(self, game_id: str, view: View, held: int) -> View:
@@ -307,7 +310,7 @@ class Games:
         bases[view.viewer] = (view.sequence, view.observation)
         if known is None or known[0] != held or held < 0:
             return view
-        return replace(view, patch=make_patch(known[1], view.observation), patch_base=held)
+        return view.as_patch(make_patch(known[1], view.observation), held)
 
     @staticmethod
     def _tried(

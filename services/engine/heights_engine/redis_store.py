@@ -106,9 +106,11 @@ class _Pipelined(asyncio.Protocol):
     """One Redis connection, one batch in flight: what is sent meanwhile waits for it.
 
     Commands queued while a batch is unanswered go out together (one write) once its
-    last reply has arrived; commands queued while none is in flight go out on the next
-    turn of the event loop, together with any others queued in the same turn. Replies
-    come back in order, so each resolves the oldest waiting future. A lost connection,
+    last reply has arrived; a command sent while none is in flight goes out at once, in
+    its caller's turn of the event loop. (Until 2026-11-26 it waited for the loop's next
+    turn to gather the others of the same turn: an extra turn, an epoll call, for every
+    call that came alone; under load the batch in flight gathers them.) Replies come
+    back in order, so each resolves the oldest waiting future. A lost connection,
     or a batch unanswered for `timeout` seconds, fails every command not yet answered.
     """
 
@@ -118,7 +120,6 @@ class _Pipelined(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._queue: list[tuple[bytes, asyncio.Future[Any]]] = []
         self._waiting: deque[asyncio.Future[Any]] = deque()
-        self._flushing = False
         self._timer: asyncio.TimerHandle | None = None
         self.lost = False
         self.round_trips = 0
@@ -131,16 +132,13 @@ class _Pipelined(asyncio.Protocol):
         """The future reply to one packed command."""
         if self.lost:
             raise RedisConnectionError("the connection to Redis was lost")
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append((packed, future))
-        if not self._waiting and not self._flushing:
-            self._flushing = True
-            loop.call_soon(self._flush)
+        if not self._waiting:
+            self._flush()
         return future
 
     def _flush(self) -> None:
-        self._flushing = False
         if self.lost or self._waiting or not self._queue or self._transport is None:
             return
         batch, self._queue = self._queue, []

@@ -128,17 +128,23 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
                     yield PONG
                     continue
                 game_id = message.request.game_id
+                # Built in the stream message's own field: wrapping a finished response
+                # copied it whole, next view and all, at every decision of a match.
+                answer = pb.ApplyActionsResponse()
                 try:
-                    response = await self._apply(message.request)
+                    await self._apply(message.request, answer.response)
                 except Exception as err:
                     if not _refusable(err):
                         raise
                     await _refuse(context, err, "ApplyActions", game_id)
-                yield pb.ApplyActionsResponse(response=response)
+                yield answer
         finally:
             self.open_streams -= 1
 
-    async def _apply(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
+    async def _apply(
+        self, request: pb.ApplyActionRequest, response: pb.ApplyActionResponse | None = None
+    ) -> pb.ApplyActionResponse:
+        """The answer to one ApplyAction, written into `response` when given."""
         if not request.HasField("action"):
             raise invalid("ACTION_REQUIRED", "the request names no action")
         applied = await self.games.apply(
@@ -163,16 +169,16 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
                     "sequence": applied.sequence,
                 },
             )
-        response = pb.ApplyActionResponse(
-            steps=[convert.step_to_proto(s) for s in applied.steps],
-            sequence=applied.sequence,
-            to_move=applied.to_move,
-            legal_actions=[convert.action_to_proto(a) for a in applied.legal],
-        )
+        if response is None:
+            response = pb.ApplyActionResponse()
+        response.steps.extend([convert.step_to_proto(s) for s in applied.steps])
+        response.sequence = applied.sequence
+        response.to_move = applied.to_move
+        response.legal_actions.extend([convert.action_to_proto(a) for a in applied.legal])
         if applied.view is not None:
-            response.game.CopyFrom(convert.view_to_proto(applied.view))
+            convert.view_to_proto(applied.view, response.game)
         if applied.next_view is not None:
-            response.next_view.CopyFrom(convert.view_to_proto(applied.next_view))
+            convert.view_to_proto(applied.next_view, response.next_view)
         return response
 
     async def _open_stream(self, context: Context, method: str, game_id: str = "") -> None:

@@ -45,6 +45,31 @@ class View:
     patch: list[dict[str, Any]] | None = None
     patch_base: int = -1
 
+    def as_patch(self, patch: list[dict[str, Any]], base: int) -> View:
+        """This view sent as `patch` from the viewer's observation at sequence `base`.
+
+        Built field by field: `dataclasses.replace` walks the class's fields in Python
+        and was ~4% of a runner's ApplyAction in the handler's profile.
+        """
+        return View(
+            self.game_id,
+            self.viewer,
+            self.sequence,
+            self.over,
+            self.to_move,
+            self.phase,
+            self.round,
+            self.observation,
+            self.config,
+            self.seat_names,
+            self.commitment,
+            self.seed,
+            self.salt_hex,
+            self.outcome,
+            patch,
+            base,
+        )
+
 
 def build_view(
     record: GameRecord, config: GameConfig, state: GameState, sequence: int, viewer: int
