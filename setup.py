@@ -58,6 +58,7 @@ COMPILED_BOTS = (
     "random_bot",
     "reading",
     "search",
+    "solo_tempo",
     "tables",
 )
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from heights_bots.reading import effort, needs, production, turns_left, wild_value
+from heights_bots.solo_tempo import rush_value
 from heights_bots.tables import PAY_VP, TileFacts, tile_facts
 from heights_rules import BuildingType, GameState
 
@@ -110,6 +111,8 @@ def tile_score(s: GameState, tile: int, ctx: TurnContext) -> float:
     value = f.fixed + max(0.0, rate) * max(0.0, ctx.turns - delay)
     if work > ctx.capacity:
         value *= max(0.1, ctx.capacity / work)  # unlikely to be finished before the end
+    if s.solo:  # the Mayor gains from every round the game lasts: race the end
+        value += rush_value(s, need)
     return value - work * CUBE_COST_VP + s.tile_wild[tile] * ctx.wild_vp
 
 
