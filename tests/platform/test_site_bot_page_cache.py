@@ -9,12 +9,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib import admin
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.utils import timezone
 from tests.platform.site_world import SECRET_REJECTION, site_world_create
 
+from heights_platform.bots.admin import BotAdmin
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.bots.services import (
     bot_create,
@@ -22,7 +24,8 @@ from heights_platform.bots.services import (
     bot_version_create,
     bot_version_qualification_finished,
 )
-from heights_platform.ladders.models import LadderEntry
+from heights_platform.ladders.admin import LadderAdmin
+from heights_platform.ladders.models import Ladder, LadderEntry
 from heights_platform.ladders.services import (
     ladder_create,
     ladder_join,
@@ -293,6 +296,36 @@ def test_an_opponent_becoming_public_is_linked(
         ),
     )
     assert f'href="/bots/{newbie.pk}/"'.encode() in after
+
+
+def _admin_request(world: dict[str, Any]) -> Any:
+    staff = world["users"]["alice"]
+    staff.is_staff = staff.is_superuser = True
+    request = RequestFactory().post("/admin/")
+    request.user = staff
+    return request
+
+
+def test_a_bot_renamed_in_the_admin(world: dict[str, Any], committed: Any) -> None:
+    """Its name shows on the pages of the bots it played: here alpha's on beta's."""
+    alpha, beta = world["bots"][0], world["bots"][1]
+
+    def rename() -> None:
+        alpha.name = "alpha-prime"
+        BotAdmin(Bot, admin.site).save_model(_admin_request(world), alpha, None, True)
+
+    after = _renders_afresh_after(_path(beta), committed, rename)
+    assert b"alpha-prime" in after
+
+
+def test_a_ladder_renamed_in_the_admin(world: dict[str, Any], duel: Any, committed: Any) -> None:
+    def rename() -> None:
+        duel.name, duel.slug = "Duel Royale", "duel-royale"
+        LadderAdmin(Ladder, admin.site).save_model(_admin_request(world), duel, None, True)
+
+    after = _renders_afresh_after(_path(world["bots"][1]), committed, rename)
+    assert b"Duel Royale" in after
+    assert b"/ladders/duel-royale/" in after
 
 
 def test_cached_pages_are_per_page_number(world: dict[str, Any]) -> None:

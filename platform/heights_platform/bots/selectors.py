@@ -54,6 +54,13 @@ def bot_page_version(*, bot_id: int) -> int:
     return next(iter(found), 0)
 
 
+def bots_played_with(*, bot: Bot) -> list[int]:
+    """The ids of the bots that played a match with `bot` (its own too, if it played):
+    their pages show its seats, with its name, owner and link."""
+    seated = Bot.objects.filter(versions__seats__match__seats__bot_version__bot_id=bot.pk)
+    return list(seated.values_list("pk", flat=True).distinct())
+
+
 def access_bot_for_owner_by_id(*, user: AnyUser, bot_id: int) -> Bot:
     """A bot its owner may change: anyone else gets 403 (the bot itself is public)."""
     bot = access_bot_by_id(bot_id=bot_id)

@@ -12,6 +12,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Model
 
 from heights_platform.bots.models import Bot, BotPageVersion, BotVersion
+from heights_platform.bots.selectors import bots_played_with
 from heights_platform.bots.signals import version_activated, version_uploaded
 from heights_platform.common.errors import ApiError
 from heights_runner.contract import (
@@ -95,12 +96,6 @@ def _bot_pages_bump(bot_ids: list[int]) -> None:
                 f"ON CONFLICT (bot_id) DO UPDATE SET version = {table}.version + 1",
                 chunk,
             )
-
-
-def _co_seated_bot_ids(bot: Bot) -> list[int]:
-    """The bots that played a match with `bot` (its own id too): their pages list its seats."""
-    seated = Bot.objects.filter(versions__seats__match__seats__bot_version__bot_id=bot.pk)
-    return list(seated.values_list("pk", flat=True).distinct())
 
 
 def _bot_file_check(filename: str, content: bytes) -> FileKind:
@@ -192,7 +187,7 @@ def _bot_version_activate(*, bot: Bot, version: BotVersion) -> None:
     if previous is None:
         # Public from now on: the pages of the bots it played (its qualification's
         # opponents, its challenges') link its seats now.
-        bot_pages_changed(bot_ids=_co_seated_bot_ids(bot))
+        bot_pages_changed(bot_ids=bots_played_with(bot=bot))
     version.status = BotVersion.Status.ACTIVE
     bot.active_version = version
     bot.save(update_fields=["active_version"])

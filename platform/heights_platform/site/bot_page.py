@@ -15,8 +15,11 @@ to what the page shows bumps it once it commits (`bots.services.bot_pages_change
   first becomes public, the pages of every bot it played, which link its seats from then.
 
 Names cannot change through the services (bots and users are not renamed, ladders keep
-their names); an edit in the admin or in SQL bumps nothing, and `CACHE_SECONDS` bounds
-how long such an edit stays unseen, as it does for a crash between a commit and its bump.
+their names). The admin's bot and ladder forms bump the pages their names show on (the
+bot's and those of the bots it played; the ladder's bots and those seated in its
+matches). Other admin edits (a user renamed, a version or an entry changed) and edits in
+SQL bump nothing: `CACHE_SECONDS` bounds how long they stay unseen, as it does for a
+crash between a commit and its bump.
 
 Only the anonymous rendering is kept: a signed-in reader's page names them in the header,
 carries their CSRF token and may show private parts (rejection texts, their own unqualified
