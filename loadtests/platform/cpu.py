@@ -81,10 +81,18 @@ def main() -> int:
     parser.add_argument("--manifest", type=Path, required=True, help="the seed's manifest")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--bot-pages",
+        type=int,
+        default=0,
+        help="then this many bots' pages twice each: rendered afresh (Django's cache "
+        "cleared first) and served from the cache (site/bot_page.py); CPU ms of each",
+    )
     args = parser.parse_args()
     client = _setup()
     rng = random.Random(args.seed)
-    mix = _requests(json.loads(args.manifest.read_text()), rng)
+    manifest = json.loads(args.manifest.read_text())
+    mix = _requests(manifest, rng)
     for _warm_then_measured in range(2):
         spent: dict[str, list[float]] = {}
         for _ in range(args.requests):
@@ -99,7 +107,34 @@ def main() -> int:
     row["mix"] = round(sum(times) * 1000 / len(times), 2)
     print("CPU ms a request: " + "  ".join(f"{k}={v}" for k, v in row.items()))
     print(json.dumps({"cpu_ms_per_request": row, "requests": args.requests}))
+    if args.bot_pages:
+        _bot_pages_cached(client, rng.sample(manifest["bots"], args.bot_pages))
     return 0
+
+
+def _bot_pages_cached(client: Any, bots: list[int]) -> None:
+    """Each bot's page rendered with the cache empty, then again (a hit): the CPU of each
+    and whether the bytes are the same. Which backend is the settings' (Redis when
+    HEIGHTS_PLATFORM_REDIS_URL is set, which clear() empties: give it a database of its own)."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    spent: dict[str, list[float]] = {"miss": [], "hit": []}
+    for bot in bots:
+        cache.clear()
+        pages = []
+        for kind in ("miss", "hit"):
+            start = time.process_time()
+            response = client.get(f"/bots/{bot}/")
+            spent[kind].append(time.process_time() - start)
+            if response.status_code != 200:
+                raise SystemExit(f"bot page {bot}: HTTP {response.status_code}")
+            pages.append(response.content)
+        if pages[0] != pages[1]:
+            raise SystemExit(f"bot page {bot}: the cached page differs from the fresh one")
+    row = {kind: round(sum(t) * 1000 / len(t), 2) for kind, t in spent.items()}
+    backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
+    print(f"bot page, {backend}, {len(bots)} bots: CPU ms miss={row['miss']} hit={row['hit']}")
 
 
 if __name__ == "__main__":

@@ -291,7 +291,7 @@ def test_long_lists_are_paginated(world: dict[str, Any], monkeypatch: pytest.Mon
     [
         ("/", 8),
         ("/ladders/duel/", 10),  # one more for each charted bot, at most ten
-        ("/bots/{beta}/", 12),  # four more for each ladder the bot is on
+        ("/bots/{beta}/", 13),  # four more for each ladder the bot is on; its page version
         ("/matches/{match}/", 6),
         ("/tournaments/{tournament}/", 15),
         ("/viewer/", 6),

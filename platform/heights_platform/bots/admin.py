@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.bots.selectors import bots_played_with
+from heights_platform.bots.services import bot_pages_changed
 
 # ModelAdmin is generic for the type checker only (no django_stubs_ext monkeypatch here).
 if TYPE_CHECKING:
@@ -27,6 +29,12 @@ class BotAdmin(_BotAdmin):
     list_select_related = ("owner", "active_version")
     raw_id_fields = ("owner", "active_version")
     date_hierarchy = "created_at"
+
+    def save_model(self, request: HttpRequest, obj: Bot, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        # Its name, owner and active version show on its page and on those of the bots
+        # it played (site/bot_page.py).
+        bot_pages_changed(bot_ids=[obj.pk, *bots_played_with(bot=obj)])
 
 
 @admin.register(BotVersion)

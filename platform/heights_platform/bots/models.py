@@ -63,3 +63,13 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} v{self.number}"
+
+
+class BotPageVersion(models.Model):
+    """A counter of what a bot's page on the site shows (`site/bot_page.py` keys its cached
+    rendering by it): bumped after the commit of every write that changes the page
+    (`services.bot_pages_changed`). A row of its own rather than a column of `Bot`, so
+    that no `bot.save()` of a stale object can set it back to a value already used."""
+
+    bot = models.OneToOneField(Bot, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    version = models.BigIntegerField(default=0)

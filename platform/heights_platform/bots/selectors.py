@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
-from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.bots.models import Bot, BotPageVersion, BotVersion
 from heights_platform.common.errors import ApiError
 
 AnyUser = User | AnonymousUser
@@ -45,6 +45,20 @@ def access_bot_by_id(*, bot_id: int) -> Bot:
     if bot is None:
         raise ApiError("not_found", "no such bot")
     return bot
+
+
+def bot_page_version(*, bot_id: int) -> int:
+    """The version of what the bot's page shows (`BotPageVersion`; 0 before its first
+    bump, and for an unknown bot). One primary-key lookup."""
+    found = BotPageVersion.objects.filter(bot_id=bot_id).values_list("version", flat=True)
+    return next(iter(found), 0)
+
+
+def bots_played_with(*, bot: Bot) -> list[int]:
+    """The ids of the bots that played a match with `bot` (its own too, if it played):
+    their pages show its seats, with its name, owner and link."""
+    seated = Bot.objects.filter(versions__seats__match__seats__bot_version__bot_id=bot.pk)
+    return list(seated.values_list("pk", flat=True).distinct())
 
 
 def access_bot_for_owner_by_id(*, user: AnyUser, bot_id: int) -> Bot:

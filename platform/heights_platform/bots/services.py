@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
+from collections.abc import Iterable
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Model
 
-from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.bots.models import Bot, BotPageVersion, BotVersion
+from heights_platform.bots.selectors import bots_played_with
 from heights_platform.bots.signals import version_activated, version_uploaded
 from heights_platform.common.errors import ApiError
 from heights_runner.contract import (
@@ -59,7 +62,40 @@ def bot_update(*, bot: Bot, description: str | None = None) -> Bot:
     if description is not None:
         bot.description = description
         bot.save(update_fields=["description"])
+        bot_pages_changed(bot_ids=[bot.pk])
     return bot
+
+
+def bot_pages_changed(*, bot_ids: Iterable[int]) -> None:
+    """Bump these bots' `BotPageVersion` once the current transaction commits (at once
+    outside one): their cached pages are never served again. Call it in every write to
+    what a bot's page shows (site/bot_page.py lists them).
+
+    After the commit, not in the transaction: the writes that call it hold other locks
+    (a ladder's row while it makes matches, a bot's row while it qualifies) and take them
+    in different orders, so a bump that row-locked the counters mid-transaction could
+    deadlock two of them. Alone, in sorted order, it waits for nobody. A page read
+    between the commit and the bump (one statement) can still be the older one."""
+    ids = sorted(set(bot_ids))
+    if ids:
+        transaction.on_commit(functools.partial(_bot_pages_bump, ids), robust=True)
+
+
+_BUMP_CHUNK = 1_000  # bots per statement
+
+
+def _bot_pages_bump(bot_ids: list[int]) -> None:
+    table = BotPageVersion._meta.db_table
+    for start in range(0, len(bot_ids), _BUMP_CHUNK):
+        chunk = bot_ids[start : start + _BUMP_CHUNK]
+        rows = ", ".join(["(%s, 1)"] * len(chunk))
+        with connection.cursor() as cursor:
+            # A bot's first bump creates its row (a missing row reads as version 0).
+            cursor.execute(
+                f"INSERT INTO {table} (bot_id, version) VALUES {rows} "
+                f"ON CONFLICT (bot_id) DO UPDATE SET version = {table}.version + 1",
+                chunk,
+            )
 
 
 def _bot_file_check(filename: str, content: bytes) -> FileKind:
@@ -104,6 +140,7 @@ def bot_version_create(*, bot: Bot, filename: str, content: bytes) -> BotVersion
             content=content,
             status=BotVersion.Status.QUALIFYING,
         )
+        bot_pages_changed(bot_ids=[bot.pk])
         version_uploaded.send(sender=BotVersion, version=version)
     return version
 
@@ -138,6 +175,7 @@ def bot_version_qualification_finished(
         else:
             _bot_version_activate(bot=bot, version=current)
         current.save(update_fields=["status", "error", "qualification_match"])
+        bot_pages_changed(bot_ids=[bot.pk])
     for field in ("status", "error", "qualification_match_id"):
         setattr(version, field, getattr(current, field))
 
@@ -146,6 +184,10 @@ def _bot_version_activate(*, bot: Bot, version: BotVersion) -> None:
     previous = bot.active_version
     if previous is not None and previous.pk != version.pk:
         BotVersion.objects.filter(pk=previous.pk).update(status=BotVersion.Status.RETIRED)
+    if previous is None:
+        # Public from now on: the pages of the bots it played (its qualification's
+        # opponents, its challenges') link its seats now.
+        bot_pages_changed(bot_ids=bots_played_with(bot=bot))
     version.status = BotVersion.Status.ACTIVE
     bot.active_version = version
     bot.save(update_fields=["active_version"])
@@ -188,5 +230,6 @@ def builtin_bots_ensure() -> dict[str, BotVersion]:
                 )
                 bot.active_version = version
                 bot.save(update_fields=["active_version"])
+                bot_pages_changed(bot_ids=[bot.pk])
             versions[name] = version
     return versions

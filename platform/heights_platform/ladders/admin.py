@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
+from django.http import HttpRequest
 
+from heights_platform.bots.services import bot_pages_changed
 from heights_platform.ladders.models import Ladder, LadderEntry
+from heights_platform.matches.models import MatchSeat
 
 # ModelAdmin is generic for the type checker only (no django_stubs_ext monkeypatch here).
 if TYPE_CHECKING:
@@ -21,6 +24,15 @@ class LadderAdmin(_LadderAdmin):
     list_display = ("slug", "name", "players", "catalogue", "is_active", "created_at")
     list_filter = ("is_active", "players")
     search_fields = ("slug", "name")
+
+    def save_model(self, request: HttpRequest, obj: Ladder, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        # Its name and slug show on the pages of its bots and of the bots in its matches.
+        entered = LadderEntry.objects.filter(ladder=obj).values_list("bot_id", flat=True)
+        seated = MatchSeat.objects.filter(match__ladder=obj).values_list(
+            "bot_version__bot_id", flat=True
+        )
+        bot_pages_changed(bot_ids=[*entered, *seated.distinct()])
 
 
 @admin.register(LadderEntry)

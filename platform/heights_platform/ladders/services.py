@@ -34,6 +34,7 @@ from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils import timezone
 
 from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.bots.services import bot_pages_changed
 from heights_platform.common.errors import ApiError
 from heights_platform.common.rows import rows_update
 from heights_platform.competition.elo import elo_update
@@ -101,6 +102,7 @@ def ladder_join(*, ladder: Ladder, bot: Bot) -> tuple[LadderEntry, bool]:
             )
             if created:
                 standings_changed(ladder_ids=[ladder.pk])
+                bot_pages_changed(bot_ids=[bot.pk])  # its page lists its ladders
     except IntegrityError:  # a concurrent join won
         entry, created = LadderEntry.objects.get(ladder=ladder, bot=bot), False
     return entry, created
@@ -165,6 +167,7 @@ def ratings_apply(*, match: Match) -> list[RatingChange]:
         Ladder.objects.filter(pk=match.ladder_id).update(
             rated_seq=match.finished_seq, standings_version=_next_version()
         )
+        bot_pages_changed(bot_ids=bot_ids)  # their ratings and histories
         return RatingChange.objects.bulk_create(changes)
 
 
@@ -262,6 +265,7 @@ def ladder_ratings_recompute(*, ladder: Ladder) -> int:
         if rated == 0:
             Ladder.objects.filter(pk=row.pk).update(rated_seq=None)
         Ladder.objects.filter(pk=row.pk).update(standings_version=_next_version())
+        bot_pages_changed(bot_ids=entries)  # every entry's ratings and history again
         return rated
 
 
@@ -313,6 +317,7 @@ def _ratings_batch(
             rated, last_seq = rated + 1, seq
         _rating_changes_write(changes)
     _entries_write(touched.values())
+    bot_pages_changed(bot_ids=[e.bot_id for e in touched.values()])
     if last_seq is not None:
         Ladder.objects.filter(pk=ladder.pk).update(
             rated_seq=last_seq, standings_version=_next_version()

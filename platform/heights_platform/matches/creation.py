@@ -17,6 +17,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from heights_platform.bots.models import BotVersion
+from heights_platform.bots.services import bot_pages_changed
 from heights_platform.common.errors import ApiError
 from heights_platform.matches.models import Match, MatchSeat
 from heights_platform.matches.seeds import SEED_BITS, SEED_LIMIT, seed_commitment, seed_draw
@@ -79,6 +80,7 @@ def match_create(
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(seats)]
         )
+        bot_pages_changed(bot_ids=[v.bot_id for v in seats])  # their pages list it
         # robust: a broker outage must not undo or fail the caller's request; the match
         # stays queued (logged) and can be re-sent with `match_enqueue`.
         transaction.on_commit(lambda: match_enqueue(match=match), robust=True)

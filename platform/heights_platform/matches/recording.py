@@ -22,6 +22,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from heights_platform.bots.services import bot_pages_changed
 from heights_platform.common import metrics
 from heights_platform.common.rows import rows_update
 from heights_platform.matches.models import Match, MatchSeat, SeatLog
@@ -132,16 +133,28 @@ def match_mark_running(*, match_id: str) -> bool:
     except ValueError:
         log.warning("ignoring a start hint for a malformed match id %r", match_id)
         return False
-    updated = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
-        status=Match.Status.RUNNING, started_at=timezone.now()
-    )
+    with transaction.atomic():
+        updated = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
+            status=Match.Status.RUNNING, started_at=timezone.now()
+        )
+        if updated:
+            _seated_pages_changed(match_ids=[match_id])
     return bool(updated)
+
+
+def _seated_pages_changed(*, match_ids: Sequence[Any]) -> None:
+    """The pages of the bots seated in these matches show their status and results."""
+    seated = MatchSeat.objects.filter(match_id__in=match_ids)
+    bot_pages_changed(bot_ids=seated.values_list("bot_version__bot_id", flat=True))
 
 
 def match_result_record(*, result: MatchResult) -> Match | None:
     """Record a runner's result exactly once, then rate and notify (see module docstring)."""
     with transaction.atomic():
-        return _result_record(result=result, batch=False)
+        match = _result_record(result=result, batch=False)
+        if match is not None:
+            _seated_pages_changed(match_ids=[match.pk])
+        return match
 
 
 def match_results_record(*, results: Sequence[MatchResult]) -> list[Match | None]:
@@ -157,6 +170,7 @@ def match_results_record(*, results: Sequence[MatchResult]) -> list[Match | None
         recorded = [_result_record(result=r, batch=True) for r in results]
         matches = [m for m in recorded if m is not None]
         results_recorded.send(sender=Match, matches=matches)
+        _seated_pages_changed(match_ids=[m.pk for m in matches])
     return recorded
 
 

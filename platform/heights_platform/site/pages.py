@@ -22,6 +22,7 @@ from heights_platform.matches.selectors import (
     match_list_page,
 )
 from heights_platform.replays.selectors import replay_list_page
+from heights_platform.site.bot_page import cached_bot_page, public_reader
 from heights_platform.site.charts import MAX_BOTS_CHARTED, MAX_POINTS, bot_charts, ladder_chart
 from heights_platform.site.listing import bot_page_visible, bots_visible, match_rows, page_get
 from heights_platform.site.params import PAGE, Choice, page_of, query_read
@@ -102,11 +103,20 @@ def _ladder_histories(request: HttpRequest, bot: Bot) -> list[dict[str, object]]
 @page_view
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     params = query_read(request.GET, {"page": PAGE})
+    number = page_of(params)
+    if public_reader(request):  # most readers: one rendering for all (site/bot_page.py)
+        return cached_bot_page(
+            bot_id=bot_id, number=number, render=lambda: _bot_page(request, bot_id, number)
+        )
+    return _bot_page(request, bot_id, number)
+
+
+def _bot_page(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
     bot = bots.access_bot_by_id(bot_id=bot_id)
     if not bot_page_visible(user=request.user, bot=bot):
         raise ApiError("not_found", "no such bot")  # not yet public: as if it did not exist
     played = bot_match_list_page(bot_id=bot.pk)
-    matches = page_get(played, number=page_of(params), per_page=MATCHES_PAGE)
+    matches = page_get(played, number=number, per_page=MATCHES_PAGE)
     context = {
         "bot": bot,
         "private": bots.bot_private_visible(user=request.user, bot=bot),
