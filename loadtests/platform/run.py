@@ -9,7 +9,8 @@
 2. Start the platform under gunicorn (`heights platform serve`, LOADTEST_WORKERS workers
    of LOADTEST_THREADS threads, the compiled rules core, DEBUG off, throttles raised out
    of the way), pinned with taskset to LOADTEST_SERVER_CPUS (by default only on 4 cores
-   or more, below).
+   or more, below), its cache in Redis as deployed (LOADTEST_CACHE_URL, database 13 by
+   default, emptied first; "-" for each process's own memory).
 3. Run locust headless, pinned to LOADTEST_LOCUST_CPUS: LOADTEST_USERS spectators
    (`locustfile.py`) for LOADTEST_SECONDS.
 4. Stop the server (also on SIGTERM/SIGINT), drop the run's database (the template stays
@@ -33,6 +34,8 @@ import urllib.request
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+import redis
 
 from heights_cli.cpu_usage import (
     busy_seconds,
@@ -96,6 +99,10 @@ SERVER_PYTHONPATH = env(
 KEEP_DATABASE = env("LOADTEST_KEEP_DATABASE", "0") == "1"
 # Throttling is the platform's defence, not what is measured: raised far above the load.
 THROTTLE = "1000000/min"
+# The platform's cache as deployed (deploy/: HEIGHTS_PLATFORM_REDIS_URL): one Redis
+# database that every worker shares, emptied before each run so that no page cached by
+# an earlier run is a hit in this one. "-" serves with each process's own memory cache.
+CACHE_URL = env("LOADTEST_CACHE_URL", f"redis://{HOST}:6379/13")
 
 
 def child_env() -> dict[str, str]:
@@ -111,7 +118,20 @@ def child_env() -> dict[str, str]:
         HEIGHTS_VAR_DIR=str(RESULTS / "platform-var"),
         GUNICORN_CMD_ARGS=f"--threads {THREADS} --keep-alive {KEEP_ALIVE}",
     )
+    if CACHE_URL != "-":
+        child["HEIGHTS_PLATFORM_REDIS_URL"] = CACHE_URL
     return child
+
+
+def cache_empty() -> None:
+    """The run's cache database emptied (only it: FLUSHDB on the URL's database)."""
+    if CACHE_URL == "-":
+        return
+    client = redis.Redis.from_url(CACHE_URL)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
 
 
 def pinned(cpus: str, command: list[str]) -> list[str]:
@@ -348,6 +368,7 @@ def table(stats: dict[str, dict[str, Any]], cpu: dict[str, float], met: bool) ->
 
 def measure(manifest: Path) -> dict[str, Any]:
     seeded = seed(manifest)
+    cache_empty()
     server = Server(PORT, WORKERS, RESULTS / "platform-server.log")
     try:
         server.start()
@@ -390,6 +411,7 @@ def main() -> int:
         "think_time_s": WAIT,
         "gunicorn_workers": WORKERS,
         "gunicorn_threads": THREADS,
+        "cache": CACHE_URL if CACHE_URL != "-" else "per-process memory",
         "server_cpus": SERVER_CPUS,
         "locust_cpus": LOCUST_CPUS,
         "replays": len(replays),
