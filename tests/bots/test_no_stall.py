@@ -13,7 +13,7 @@ from heights_bots.play import play_game
 from heights_rules import CHANCE, GameConfig, GameState, Termination, new_game, outcome
 
 
-@pytest.mark.parametrize("catalogue", [f"reconstructed-v{n}" for n in (1, 2, 3)])
+@pytest.mark.parametrize("catalogue", [f"reconstructed-v{n}" for n in (1, 2, 3, 4)])
 def test_greedy_two_player_seed_32_ends_by_the_trigger(catalogue: str) -> None:
     """v1, 2 players, seed 32: both greedy seats once stopped buying and the game ran to
     the 40-round cap."""

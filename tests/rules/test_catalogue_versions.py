@@ -20,7 +20,7 @@ from heights_rules import DEFAULT_CATALOGUE, load_catalogue
 DATA_DIR = Path(__file__).resolve().parents[2] / "services/engine/heights_rules/data"
 VERSIONS = {
     n: json.loads((DATA_DIR / f"reconstructed-v{n}.json").read_text(encoding="utf-8"))
-    for n in (1, 2, 3)
+    for n in (1, 2, 3, 4)
 }
 V1 = VERSIONS[1]
 KINDS = ("boards", "tiles", "ads", "targets")
@@ -37,7 +37,7 @@ def _pairs(old_cat: dict[str, Any], new_cat: dict[str, Any]) -> list[Any]:
 def _against_v1() -> list[Any]:
     return [
         pytest.param(label, old, new, id=f"v{n}-{label}")
-        for n in (2, 3)
+        for n in (2, 3, 4)
         for label, old, new in _pairs(V1, VERSIONS[n])
     ]
 
@@ -50,14 +50,14 @@ def _shape(value: Any) -> Any:
     return None
 
 
-def test_v3_is_the_default_and_v1_and_v2_stay_playable() -> None:
-    assert DEFAULT_CATALOGUE == "reconstructed-v3"
+def test_v4_is_the_default_and_v1_v2_and_v3_stay_playable() -> None:
+    assert DEFAULT_CATALOGUE == "reconstructed-v4"
     for n, data in VERSIONS.items():
         assert data["id"] == f"reconstructed-v{n}"
         assert load_catalogue(f"reconstructed-v{n}").id == data["id"]
 
 
-@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("n", [2, 3, 4])
 def test_every_version_has_the_same_items_in_the_same_order(n: int) -> None:
     for kind in KINDS:
         assert [i["id"] for i in VERSIONS[n][kind]] == [i["id"] for i in V1[kind]]
@@ -77,7 +77,7 @@ def test_sourced_values_and_provenance_are_unchanged(
             assert new[field] == old[field], f"{label}.{field} comes from {note}"
 
 
-@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("n", [2, 3, 4])
 def test_each_version_changes_something(n: int) -> None:
     changed = [label for label, old, new in _pairs(VERSIONS[n - 1], VERSIONS[n]) if old != new]
     assert changed, f"v{n} is v{n - 1} under another name"

@@ -42,6 +42,8 @@ MAX_STEPS = 20_000
 V1: dict[str, Any] = {"catalogue_id": "reconstructed-v1", "rules_revision": 1}
 # reconstructed-v2, the default until v3: named, so that these files never change either.
 V2: dict[str, Any] = {"catalogue_id": "reconstructed-v2"}
+# reconstructed-v3, the default until v4: the same.
+V3: dict[str, Any] = {"catalogue_id": "reconstructed-v3"}
 
 # name -> (configuration, seed)
 CASES: dict[str, tuple[GameConfig, int]] = {
@@ -53,10 +55,14 @@ CASES: dict[str, tuple[GameConfig, int]] = {
     "v2-3p-seed2": (GameConfig(players=3, **V2), 2),
     "v2-4p-seed3": (GameConfig(players=4, **V2), 3),
     "v2-solo-seed4": (GameConfig.solo_game(**V2), 4),
-    "v3-2p-seed1": (GameConfig(players=2), 1),
-    "v3-3p-seed2": (GameConfig(players=3), 2),
-    "v3-4p-seed3": (GameConfig(players=4), 3),
-    "v3-solo-seed4": (GameConfig.solo_game(), 4),
+    "v3-2p-seed1": (GameConfig(players=2, **V3), 1),
+    "v3-3p-seed2": (GameConfig(players=3, **V3), 2),
+    "v3-4p-seed3": (GameConfig(players=4, **V3), 3),
+    "v3-solo-seed4": (GameConfig.solo_game(**V3), 4),
+    "v4-2p-seed1": (GameConfig(players=2), 1),
+    "v4-3p-seed2": (GameConfig(players=3), 2),
+    "v4-4p-seed3": (GameConfig(players=4), 3),
+    "v4-solo-seed4": (GameConfig.solo_game(), 4),
 }
 
 

@@ -102,16 +102,29 @@ def prefix_state_legal(replay: Replay, step: int) -> list[int]:
 
 
 def alternative(replay: Replay, step: int) -> int | None:
-    """Another legal action at `step` that leads somewhere else, if there is one."""
+    """Another legal action at `step` whose game differs where verify looks, if there is one.
+
+    That is at the next checkpoint (or the end), or at a later recorded action it makes
+    illegal. An action the next steps undo leaves the same game, which no check can tell
+    apart: in this game on reconstructed-v4, picking another meeple right before the
+    recorded `end` of the turn leaves no trace.
+    """
     before = simulate(replay, step)
-    chosen = before.clone()
-    chosen.apply(replay.actions[step])
+    window_end = min(len(replay.actions), (step // CHECKPOINT_EVERY + 1) * CHECKPOINT_EVERY)
+
+    def reached(action: int) -> str | None:
+        state = before.clone()
+        state.apply(action)
+        for later in replay.actions[step + 1 : window_end]:
+            if later not in state.legal_actions():
+                return None
+            state.apply(later)
+        return state.state_hash()
+
+    chosen = reached(replay.actions[step])
     for action in before.legal_actions():
-        if action != replay.actions[step]:
-            other = before.clone()
-            other.apply(action)
-            if other.state_hash() != chosen.state_hash():
-                return action
+        if action != replay.actions[step] and reached(action) != chosen:
+            return action
     return None
 
 

@@ -18,9 +18,9 @@ from typing import Any, Final
 from heights_rules.components import BuildingType, Cube, Meeple
 from heights_rules.errors import CatalogueError
 
-DEFAULT_CATALOGUE = "reconstructed-v3"
+DEFAULT_CATALOGUE = "reconstructed-v4"
 # What a configuration that names no catalogue was played with: every such record predates v2.
-# (v2 and v3 are always named: a configuration records the catalogue it was played with.)
+# (v2, v3 and v4 are always named: a configuration records the catalogue it was played with.)
 LEGACY_CATALOGUE = "reconstructed-v1"
 BOARD_ROWS: Final = 4
 BOARD_COLS: Final = 5
@@ -43,6 +43,7 @@ SCHEMA_CHECKED: dict[str, str] = {
     "reconstructed-v1": "219a5b4ee75a29b949813c1aa186fc87ceb447061d4a4cb00b98b58a7287f681",
     "reconstructed-v2": "e3e96d259bd5d8c397e3abe0b7faf3f8f82b035395d34112e000621b7594a030",
     "reconstructed-v3": "b6f7ea4b44caa28540f24134071af0e18df3598a609d9ea45862c9e4fb0b8099",
+    "reconstructed-v4": "18ac835c92f66e6992af441b1ad1c47bd1faf3e7eb92d917ea83caecdcc0d873",
 }
 
 
