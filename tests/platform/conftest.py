@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
+from tests.platform.site_world import site_world_create
 
 from heights_platform.bots.models import Bot
 
@@ -255,3 +256,15 @@ def match_result_played(
         replay_sha256=hashlib.sha256(blob).hexdigest(),
         seconds=2.5,
     )
+
+
+@pytest.fixture
+def world(
+    sent_tasks: list[dict[str, Any]],
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+) -> dict[str, Any]:
+    """The site's pages' world (site_world.py): users, bots, ladders, matches, a
+    tournament; test files that need it committed define their own."""
+    return site_world_create(make_user, make_active_bot, play_result)

@@ -4,14 +4,13 @@ what it keeps private. The browser tests (test_site_browser.py) crawl the same p
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from tests.platform.site_world import SECRET_LOG, SECRET_REJECTION, site_world_create
+from tests.platform.site_world import SECRET_LOG, SECRET_REJECTION
 
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.matches.models import Match
@@ -22,17 +21,6 @@ from heights_platform.matches.selectors import (
     match_list_page,
 )
 from heights_platform.replays.models import Replay
-from heights_runner.contract import MatchResult
-
-
-@pytest.fixture
-def world(
-    sent_tasks: list[dict[str, Any]],
-    make_user: Callable[..., User],
-    make_active_bot: Callable[..., Bot],
-    play_result: Callable[..., MatchResult],
-) -> dict[str, Any]:
-    return site_world_create(make_user, make_active_bot, play_result)
 
 
 def _get(client: Client, path: str, status: int = 200) -> str:

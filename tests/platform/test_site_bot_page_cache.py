@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client, RequestFactory
 from django.utils import timezone
-from tests.platform.site_world import SECRET_REJECTION, site_world_create
+from tests.platform.site_world import SECRET_REJECTION
 
 from heights_platform.bots.admin import BotAdmin
 from heights_platform.bots.models import Bot, BotVersion
@@ -41,16 +41,6 @@ from heights_platform.matches.services import (
     match_results_record,
 )
 from heights_runner.contract import MatchResult
-
-
-@pytest.fixture
-def world(
-    sent_tasks: list[dict[str, Any]],
-    make_user: Callable[..., User],
-    make_active_bot: Callable[..., Bot],
-    play_result: Callable[..., MatchResult],
-) -> dict[str, Any]:
-    return site_world_create(make_user, make_active_bot, play_result)
 
 
 @pytest.fixture

@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.auth.models import AnonymousUser
 from django.template import Context, Template
 from django.template.defaultfilters import floatformat
-from tests.platform.site_world import site_world_create
 
-from heights_platform.bots.models import Bot
 from heights_platform.site.numbers import fixed
 from heights_platform.site.pages import _ladder_histories
 from heights_platform.site.templatetags.history import rating_rows
-from heights_runner.contract import MatchResult
 
 # The rows as bot.html wrote them before the tag: the reference the tag must equal.
 MARKUP = Template(
@@ -38,16 +34,6 @@ MARKUP = Template(
 
 def _squeezed(html: str) -> str:
     return re.sub(r">\s+<", "><", html).strip()
-
-
-@pytest.fixture
-def world(
-    sent_tasks: list[dict[str, Any]],
-    make_user: Callable[..., User],
-    make_active_bot: Callable[..., Bot],
-    play_result: Callable[..., MatchResult],
-) -> dict[str, Any]:
-    return site_world_create(make_user, make_active_bot, play_result)
 
 
 def test_the_rows_equal_the_markup_they_replace(world: dict[str, Any], rf: Any) -> None:
