@@ -8,8 +8,9 @@ difficulty, seeds 0-999, docs/balance.md). So in solo a plan's tokens are worth 
 point they give the player and the point they keep from the Mayor.
 
 Measured on reconstructed-v4 at the default difficulty, 1,000 games each on seeds 0-999
-and 5000-5999: the mean margin to the Mayor goes from -37.7 / -36.6 VP to -35.4 / -34.6
-with `DENIED_VP` 1 (1.5 and 2 measured the same within the noise).
+and 5000-5999: the mean margin to the Mayor goes from -37.7 / -36.6 VP to -35.3 / -34.3
+with `DENIED_VP` 1 (1.5 and 2 measured the same within the noise), the Mayor's tokens
+from 5.9 to 4.5 a game with the solo cube cost beside it (`placement.SOLO_CUBE_COST_VP`).
 
 It reads only the tokens on the market's plans (public), as any bot could. Only solo
 games read this module; 2-4 player play does not depend on it
