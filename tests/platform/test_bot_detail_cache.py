@@ -131,9 +131,7 @@ def test_a_match_finished_and_rated(
         )
     games = LadderEntry.objects.get(bot=beta, ladder=duel).games
     result = play_result(match, ranks=[2, 1])
-    after = _built_afresh_after(
-        _path(beta), committed, lambda: match_result_record(result=result)
-    )
+    after = _built_afresh_after(_path(beta), committed, lambda: match_result_record(result=result))
     (entry,) = [e for e in after["ladder_entries"] if e["ladder"] == duel.slug]
     assert entry["games"] == games + 1
 
@@ -151,9 +149,7 @@ def test_ratings_recomputed(world: dict[str, Any], duel: Ladder, committed: Any)
 def test_a_ladder_joined(world: dict[str, Any], committed: Any) -> None:
     beta = world["bots"][1]
     quad = ladder_create(slug="quad", name="Quad Ladder", players=4)
-    after = _built_afresh_after(
-        _path(beta), committed, lambda: ladder_join(ladder=quad, bot=beta)
-    )
+    after = _built_afresh_after(_path(beta), committed, lambda: ladder_join(ladder=quad, bot=beta))
     assert "quad" in {e["ladder"] for e in after["ladder_entries"]}
 
 
