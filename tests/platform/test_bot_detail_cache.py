@@ -109,6 +109,16 @@ def test_a_signed_in_reader_never_gets_the_cached_reply(world: dict[str, Any]) -
     assert _get(_path(beta)) == before
 
 
+def test_a_cached_reply_is_byte_for_byte_the_uncached_api(world: dict[str, Any]) -> None:
+    """A signed-in reader who does not own the bot gets the public reply, built afresh."""
+    beta, carol = world["bots"][1], world["users"]["carol"]
+    client = APIClient()
+    client.force_authenticate(carol)
+    cached = _get(_path(beta))
+    assert _get(_path(beta)) == cached
+    assert _get(_path(beta), client) == cached
+
+
 def test_an_unknown_bot_is_not_stored() -> None:
     assert APIClient().get("/api/v1/bots/999999/").status_code == 404
     assert APIClient().get("/api/v1/bots/999999/").status_code == 404

@@ -127,6 +127,17 @@ def test_a_signed_in_reader_never_gets_the_cached_list(world: dict[str, Any]) ->
     assert _list(_path(beta)) == before
 
 
+def test_a_cached_list_is_byte_for_byte_the_uncached_api(world: dict[str, Any]) -> None:
+    """A signed-in reader's list never touches the cache: the same bytes."""
+    beta, bob = world["bots"][1], world["users"]["bob"]
+    client = APIClient()
+    client.force_authenticate(bob)
+    for query in ("", "&page_size=1", "&status=finished"):
+        cached = _list(_path(beta, query))
+        assert _list(_path(beta, query)) == cached
+        assert _list(_path(beta, query), client) == cached
+
+
 def test_lists_are_per_query(world: dict[str, Any]) -> None:
     alpha, beta = world["bots"][0], world["bots"][1]
     assert _list(_path(alpha)) == _fresh(_path(alpha))
