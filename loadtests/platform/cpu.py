@@ -101,8 +101,8 @@ def main() -> int:
         "--bot-pages",
         type=int,
         default=0,
-        help="then this many bots' pages twice each: rendered afresh (Django's cache "
-        "cleared first) and served from the cache (site/bot_page.py); CPU ms of each",
+        help="then this many bots' pages, details and match lists twice each: built "
+        "afresh (Django's cache cleared first) and served from the cache; CPU ms of each",
     )
     parser.add_argument(
         "--profile",
@@ -145,29 +145,39 @@ def main() -> int:
     return 0
 
 
+# The reads cached by the bot's page version: (name, path of a bot's).
+CACHED_BY_BOT = (
+    ("bot page", "/bots/{}/"),
+    ("bot", "/api/v1/bots/{}/"),
+    ("matches by bot", "/api/v1/matches/?bot={}"),
+)
+
+
 def _bot_pages_cached(client: Any, bots: list[int]) -> None:
-    """Each bot's page rendered with the cache empty, then again (a hit): the CPU of each
-    and whether the bytes are the same. Which backend is the settings' (Redis when
-    HEIGHTS_PLATFORM_REDIS_URL is set, which clear() empties: give it a database of its own)."""
+    """Each bot's page, detail and match list read with the cache empty, then again (a
+    hit): the CPU of each and whether the bytes are the same. Which backend is the
+    settings' (Redis when HEIGHTS_PLATFORM_REDIS_URL is set, which clear() empties: give
+    it a database of its own)."""
     from django.conf import settings
     from django.core.cache import cache
 
-    spent: dict[str, list[float]] = {"miss": [], "hit": []}
-    for bot in bots:
-        cache.clear()
-        pages = []
-        for kind in ("miss", "hit"):
-            start = time.process_time()
-            response = client.get(f"/bots/{bot}/")
-            spent[kind].append(time.process_time() - start)
-            if response.status_code != 200:
-                raise SystemExit(f"bot page {bot}: HTTP {response.status_code}")
-            pages.append(response.content)
-        if pages[0] != pages[1]:
-            raise SystemExit(f"bot page {bot}: the cached page differs from the fresh one")
-    row = {kind: round(sum(t) * 1000 / len(t), 2) for kind, t in spent.items()}
     backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
-    print(f"bot page, {backend}, {len(bots)} bots: CPU ms miss={row['miss']} hit={row['hit']}")
+    for name, path in CACHED_BY_BOT:
+        spent: dict[str, list[float]] = {"miss": [], "hit": []}
+        for bot in bots:
+            cache.clear()
+            pages = []
+            for kind in ("miss", "hit"):
+                start = time.process_time()
+                response = client.get(path.format(bot))
+                spent[kind].append(time.process_time() - start)
+                if response.status_code != 200:
+                    raise SystemExit(f"{name} {bot}: HTTP {response.status_code}")
+                pages.append(response.content)
+            if pages[0] != pages[1]:
+                raise SystemExit(f"{name} {bot}: the cached reply differs from the fresh one")
+        row = {kind: round(sum(t) * 1000 / len(t), 2) for kind, t in spent.items()}
+        print(f"{name}, {backend}, {len(bots)} bots: CPU ms miss={row['miss']} hit={row['hit']}")
 
 
 if __name__ == "__main__":
