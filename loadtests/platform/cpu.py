@@ -1,7 +1,8 @@
 """Server CPU a request of the load test's mix, in one process, without HTTP or locust.
 
 The locust users' requests (2 leaderboard : 1 bot : 1 bot page : 2 matches by bot :
-1 replay list : 3 replay step, the same random choices as `locustfile.py`) sent one
+1 replay list : 3 replay step, the same random choices as `locustfile.py`, bots by the
+same Zipf popularity, `--zipf`) sent one
 after another through Django's test client to a seeded database: `--requests` to warm
 the process's caches as a long-running worker has them, then as many measured, each
 timed in process CPU time. Latency under load
@@ -17,6 +18,8 @@ of the platform run alternately in the same minutes.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import importlib
 import json
 import os
 import random
@@ -27,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 THROTTLE = "1000000/min"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+popularity = importlib.import_module("popularity")  # the sibling module, as locustfile.py
 
 
 def _setup() -> Any:
@@ -42,24 +47,29 @@ def _setup() -> Any:
     return Client()
 
 
-def _requests(manifest: dict[str, Any], rng: random.Random) -> list[Callable[[], str]]:
-    ladder, bots, owners = manifest["ladder"], manifest["bots"], manifest["owners"]
+def _requests(manifest: dict[str, Any], rng: random.Random, zipf: float) -> list[Callable[[], str]]:
+    ladder, owners = manifest["ladder"], manifest["owners"]
+    bots = popularity.Zipf(manifest["bots"], exponent=zipf)
+
+    def pick() -> int:
+        drawn: int = bots.draw(rng)
+        return drawn
 
     def leaderboard() -> str:
         return f"/api/v1/ladders/{ladder}/leaderboard/?order={rng.choice(('elo', 'conservative'))}"
 
     def bot() -> str:
-        return f"/api/v1/bots/{rng.choice(bots)}/"
+        return f"/api/v1/bots/{pick()}/"
 
     def bot_page() -> str:
-        return f"/bots/{rng.choice(bots)}/"
+        return f"/bots/{pick()}/"
 
     def matches_by_bot() -> str:
-        return f"/api/v1/matches/?bot={rng.choice(bots)}"
+        return f"/api/v1/matches/?bot={pick()}"
 
     def replay_list() -> str:
-        queries = ["", f"?ladder={ladder}", f"?bot={rng.choice(bots)}"]
-        queries += [f"?winner={rng.choice(bots)}", f"?owner={rng.choice(owners)}&kind=ladder"]
+        queries = ["", f"?ladder={ladder}", f"?bot={pick()}"]
+        queries += [f"?winner={pick()}", f"?owner={rng.choice(owners)}&kind=ladder"]
         return f"/api/v1/replays/{rng.choice(queries)}"
 
     def replay_step() -> str:
@@ -82,19 +92,39 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--zipf",
+        type=float,
+        default=float(popularity.DEFAULT_EXPONENT),
+        help="the bots' popularity exponent (0: uniform)",
+    )
+    parser.add_argument(
         "--bot-pages",
         type=int,
         default=0,
-        help="then this many bots' pages twice each: rendered afresh (Django's cache "
-        "cleared first) and served from the cache (site/bot_page.py); CPU ms of each",
+        help="then this many bots' pages, details and match lists twice each: built "
+        "afresh (Django's cache cleared first) and served from the cache; CPU ms of each",
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="write cProfile's statistics (in process CPU time) of the measured requests here",
+    )
+    parser.add_argument("--only", default=None, help="only this kind, e.g. bot_page")
     args = parser.parse_args()
     client = _setup()
     rng = random.Random(args.seed)
     manifest = json.loads(args.manifest.read_text())
-    mix = _requests(manifest, rng)
-    for _warm_then_measured in range(2):
+    mix = _requests(manifest, rng, args.zipf)
+    if args.only is not None:
+        mix = [kind for kind in mix if kind.__name__ == args.only]
+        if not mix:
+            raise SystemExit(f"--only: no request kind {args.only!r}")
+    profile = cProfile.Profile(time.process_time)
+    for warm_then_measured in range(2):
         spent: dict[str, list[float]] = {}
+        if warm_then_measured and args.profile is not None:
+            profile.enable()
         for _ in range(args.requests):
             kind = rng.choice(mix)
             start = time.process_time()
@@ -102,6 +132,9 @@ def main() -> int:
             spent.setdefault(kind.__name__, []).append(time.process_time() - start)
             if response.status_code != 200:
                 raise SystemExit(f"{kind.__name__}: HTTP {response.status_code}")
+    profile.disable()
+    if args.profile is not None:
+        profile.dump_stats(args.profile)
     times = [t for row in spent.values() for t in row]
     row = {name: round(sum(t) * 1000 / len(t), 2) for name, t in sorted(spent.items())}
     row["mix"] = round(sum(times) * 1000 / len(times), 2)
@@ -112,29 +145,39 @@ def main() -> int:
     return 0
 
 
+# The reads cached by the bot's page version: (name, path of a bot's).
+CACHED_BY_BOT = (
+    ("bot page", "/bots/{}/"),
+    ("bot", "/api/v1/bots/{}/"),
+    ("matches by bot", "/api/v1/matches/?bot={}"),
+)
+
+
 def _bot_pages_cached(client: Any, bots: list[int]) -> None:
-    """Each bot's page rendered with the cache empty, then again (a hit): the CPU of each
-    and whether the bytes are the same. Which backend is the settings' (Redis when
-    HEIGHTS_PLATFORM_REDIS_URL is set, which clear() empties: give it a database of its own)."""
+    """Each bot's page, detail and match list read with the cache empty, then again (a
+    hit): the CPU of each and whether the bytes are the same. Which backend is the
+    settings' (Redis when HEIGHTS_PLATFORM_REDIS_URL is set, which clear() empties: give
+    it a database of its own)."""
     from django.conf import settings
     from django.core.cache import cache
 
-    spent: dict[str, list[float]] = {"miss": [], "hit": []}
-    for bot in bots:
-        cache.clear()
-        pages = []
-        for kind in ("miss", "hit"):
-            start = time.process_time()
-            response = client.get(f"/bots/{bot}/")
-            spent[kind].append(time.process_time() - start)
-            if response.status_code != 200:
-                raise SystemExit(f"bot page {bot}: HTTP {response.status_code}")
-            pages.append(response.content)
-        if pages[0] != pages[1]:
-            raise SystemExit(f"bot page {bot}: the cached page differs from the fresh one")
-    row = {kind: round(sum(t) * 1000 / len(t), 2) for kind, t in spent.items()}
     backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
-    print(f"bot page, {backend}, {len(bots)} bots: CPU ms miss={row['miss']} hit={row['hit']}")
+    for name, path in CACHED_BY_BOT:
+        spent: dict[str, list[float]] = {"miss": [], "hit": []}
+        for bot in bots:
+            cache.clear()
+            pages = []
+            for kind in ("miss", "hit"):
+                start = time.process_time()
+                response = client.get(path.format(bot))
+                spent[kind].append(time.process_time() - start)
+                if response.status_code != 200:
+                    raise SystemExit(f"{name} {bot}: HTTP {response.status_code}")
+                pages.append(response.content)
+            if pages[0] != pages[1]:
+                raise SystemExit(f"{name} {bot}: the cached reply differs from the fresh one")
+        row = {kind: round(sum(t) * 1000 / len(t), 2) for kind, t in spent.items()}
+        print(f"{name}, {backend}, {len(bots)} bots: CPU ms miss={row['miss']} hit={row['hit']}")
 
 
 if __name__ == "__main__":

@@ -9,25 +9,36 @@
 - 1 `replay list`: replays, newest first or filtered by ladder, bot, winner or owner;
 - 3 `replay step`: a random step of a random replay, as the public or a seat.
 
+Bots are drawn by Zipf popularity (`popularity.py`, exponent LOADTEST_ZIPF), the same
+ranking in every user; replays and steps uniformly (the step costs the same hit or miss
+of the bot pages' cache: it is never cached whole).
+
 Environment (`loadtests/platform/run.py` sets it; see loadtests/README.md):
   LOADTEST_PLATFORM_MANIFEST  the seed's manifest (JSON: ladder slug, bot ids, owners,
                               [replay id, steps] pairs)
   LOADTEST_WAIT               think time in seconds between a user's requests, "lo,hi"
                               (uniform); default "0.5,1.5"
+  LOADTEST_ZIPF               the exponent of the bots' popularity (default 0.8; 0 draws
+                              them uniformly)
 The host (`--host`) must be http://127.0.0.1:<port>.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import random
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from locust import HttpUser, between, events, task
 from locust.env import Environment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+popularity = importlib.import_module("popularity")  # the sibling module
 
 
 def _manifest() -> dict[str, Any]:
@@ -43,8 +54,17 @@ def _wait() -> tuple[float, float]:
     return float(lo), float(hi or lo)
 
 
+def _exponent() -> float:
+    text = os.environ.get("LOADTEST_ZIPF", "").strip()
+    try:
+        return float(text) if text else float(popularity.DEFAULT_EXPONENT)
+    except ValueError:
+        raise SystemExit(f"LOADTEST_ZIPF must be a number, not {text!r}") from None
+
+
 MANIFEST = _manifest()
 WAIT = _wait()
+BOTS = popularity.Zipf(MANIFEST["bots"], exponent=_exponent())
 
 
 def _local_only(environment: Environment, **kwargs: Any) -> None:
@@ -64,9 +84,12 @@ class ViewerUser(HttpUser):
     def on_start(self) -> None:
         self._rng = random.Random()
         self._ladder: str = MANIFEST["ladder"]
-        self._bots: list[int] = MANIFEST["bots"]
         self._owners: list[str] = MANIFEST["owners"]
         self._replays: list[list[int]] = MANIFEST["replays"]
+
+    def _bot(self) -> int:
+        drawn: int = BOTS.draw(self._rng)
+        return drawn
 
     @task(2)
     def leaderboard(self) -> None:
@@ -78,17 +101,15 @@ class ViewerUser(HttpUser):
 
     @task(1)
     def bot(self) -> None:
-        self.client.get(f"/api/v1/bots/{self._rng.choice(self._bots)}/", name="bot")
+        self.client.get(f"/api/v1/bots/{self._bot()}/", name="bot")
 
     @task(1)
     def bot_page(self) -> None:
-        self.client.get(f"/bots/{self._rng.choice(self._bots)}/", name="bot page")
+        self.client.get(f"/bots/{self._bot()}/", name="bot page")
 
     @task(2)
     def matches_by_bot(self) -> None:
-        self.client.get(
-            f"/api/v1/matches/?bot={self._rng.choice(self._bots)}", name="matches by bot"
-        )
+        self.client.get(f"/api/v1/matches/?bot={self._bot()}", name="matches by bot")
 
     @task(1)
     def replay_list(self) -> None:
@@ -96,8 +117,8 @@ class ViewerUser(HttpUser):
             (
                 "",
                 f"?ladder={self._ladder}",
-                f"?bot={self._rng.choice(self._bots)}",
-                f"?winner={self._rng.choice(self._bots)}",
+                f"?bot={self._bot()}",
+                f"?winner={self._bot()}",
                 f"?owner={self._rng.choice(self._owners)}&kind=ladder",
             )
         )

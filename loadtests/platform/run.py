@@ -61,9 +61,11 @@ def env(name: str, default: str) -> str:
 
 
 SECONDS = int(env("LOADTEST_SECONDS", "60"))
-# Before the measured run, the same users for this long, statistics thrown away: the
-# replay step caches are per process and in memory, so a fresh server is cold.
-WARMUP_SECONDS = int(env("LOADTEST_WARMUP_SECONDS", "20"))
+# Before the measured run, the same users for this long, reported apart and not counted:
+# the replay step caches are per process and in memory, and the pages cached in Redis
+# (bot pages, matches by bot) are emptied before each run, so a fresh server is cold,
+# where a long-running one has its readers' popular pages cached.
+WARMUP_SECONDS = int(env("LOADTEST_WARMUP_SECONDS", "60"))
 USERS = int(env("LOADTEST_USERS", "100"))
 WAIT = env("LOADTEST_WAIT", "0.5,1.5")
 # The scale of the seeded data (seed.py's defaults: issue 19's figures).
@@ -83,14 +85,16 @@ THREADS = int(env("LOADTEST_THREADS", "4"))
 KEEP_ALIVE = 30
 PORT = int(env("LOADTEST_PORT", "8731"))
 DATABASE_URL = env("LOADTEST_DATABASE_URL", f"postgres://postgres@{HOST}:5432/heights_loadtest")
-# With 4 cores or more, locust on the last core and the server on the others, so that
-# locust's CPU is not taken from the server. On 2 cores pinning would leave the server's
-# two workers (as deployed) one core between them, less than the deployment has, while
-# locust takes ~0.2 of a core: nothing is pinned there, and the summary says what each
-# used. PostgreSQL is shared and never pinned. "-" pins nothing.
+# Locust on the last core and the server on the others (taskset), as `make loadtest`
+# pins the engine and its generator: the server's CPU is not shared with the load
+# generator's, so the test measures the server. On 2 cores the server's two workers share
+# core 0 (on 1 core nothing is pinned). PostgreSQL and Redis are shared system services,
+# never pinned; the summary says what each used. "-" pins nothing.
 _CORES = os.cpu_count() or 1
-SERVER_CPUS = env("LOADTEST_SERVER_CPUS", f"0-{_CORES - 2}" if _CORES >= 4 else "-")
-LOCUST_CPUS = env("LOADTEST_LOCUST_CPUS", str(_CORES - 1) if _CORES >= 4 else "-")
+SERVER_CPUS = env("LOADTEST_SERVER_CPUS", f"0-{max(0, _CORES - 2)}" if _CORES >= 2 else "-")
+LOCUST_CPUS = env("LOADTEST_LOCUST_CPUS", str(_CORES - 1) if _CORES >= 2 else "-")
+# The bots' popularity (locustfile.py, popularity.py): Zipf's exponent; 0 is uniform.
+ZIPF = env("LOADTEST_ZIPF", "0.8")
 # The platform from its sources (build/compiled holds a copy as of the last build), the
 # rules core compiled.
 SERVER_PYTHONPATH = env(
@@ -276,13 +280,39 @@ def locust_command(server: Server, seconds: int, prefix: Path) -> list[str]:
     )
 
 
-def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, float]]:
+# The shared cache's keys of each cached read (Django's `:1:` prefix, then the key the
+# platform gives: site/bot_page.py, common/page_cache.shared_cached_response). With no
+# writes in the test and runs shorter than the pages' 300 s, each new key is one miss.
+CACHED_KINDS = {
+    "bot page": ":1:site-bot:*",
+    "bot": ":1:page:bot:*",
+    "matches by bot": ":1:page:matches-by-bot:*",
+}
+
+
+def cached_pages() -> dict[str, int] | None:
+    """How many pages of each cached read the run's Redis cache holds, or None."""
+    if CACHE_URL == "-":
+        return None
+    client = redis.Redis.from_url(CACHE_URL)
+    try:
+        return {
+            kind: sum(1 for _ in client.scan_iter(match=pattern, count=1000))
+            for kind, pattern in CACHED_KINDS.items()
+        }
+    finally:
+        client.close()
+
+
+def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, Any]]:
     prefix = RESULTS / "platform"
     child = dict(os.environ, LOADTEST_PLATFORM_MANIFEST=str(manifest), LOADTEST_WAIT=WAIT)
+    child["LOADTEST_ZIPF"] = ZIPF
     if WARMUP_SECONDS > 0:
         print(f"== platform: warm-up, {USERS} users for {WARMUP_SECONDS} s", flush=True)
         warmup = locust_command(server, WARMUP_SECONDS, RESULTS / "platform-warmup")
         subprocess.run(warmup, env=child, cwd=ROOT, check=False)
+    pages_before = cached_pages()
     command = locust_command(server, SECONDS, prefix)
     print(f"== platform: {USERS} users for {SECONDS} s (think time {WAIT} s)", flush=True)
     pids = server.pids()
@@ -324,6 +354,8 @@ def run_locust(server: Server, manifest: Path) -> tuple[Path, dict[str, float]]:
         "stolen_cores": round(stolen / wall, 2),  # by the hypervisor, for other machines
         "load_average_1m_before": round(load_before[0], 2),
         "load_average_1m_after": round(os.getloadavg()[0], 2),
+        "cached_pages_before": pages_before,
+        "cached_pages_after": cached_pages(),
     }
     return Path(f"{prefix}_stats.csv"), cpu
 
@@ -345,7 +377,7 @@ def read_stats(path: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def table(stats: dict[str, dict[str, Any]], cpu: dict[str, float], met: bool) -> str:
+def warmup_table(stats: dict[str, dict[str, Any]]) -> str:
     lines = [
         f"{'endpoint':<15} {'req/s':>7} {'p50':>6} {'p95':>6} {'p99':>6} {'max':>7} {'fail':>5}"
     ]
@@ -354,6 +386,11 @@ def table(stats: dict[str, dict[str, Any]], cpu: dict[str, float], met: bool) ->
             f"{name:<15} {row['rps']:>7.1f} {row['p50_ms']:>6g} {row['p95_ms']:>6g} "
             f"{row['p99_ms']:>6g} {row['max_ms']:>7g} {row['failures']:>5}"
         )
+    return "\n".join(lines)
+
+
+def table(stats: dict[str, dict[str, Any]], cpu: dict[str, Any], met: bool) -> str:
+    lines = [warmup_table(stats)]
     lines.append(
         f"server CPU a request: {cpu['server_cpu_ms_per_request']:.2f} ms; "
         f"cores used: server {cpu['server_cores']:.2f}, postgres {cpu['postgres_cores']:.2f}, "
@@ -361,6 +398,18 @@ def table(stats: dict[str, dict[str, Any]], cpu: dict[str, float], met: bool) ->
         f"stolen by the hypervisor {cpu.get('stolen_cores', 0.0):.2f}; "
         f"load average {cpu['load_average_1m_before']:.2f} -> {cpu['load_average_1m_after']:.2f}"
     )
+    before, after = cpu.get("cached_pages_before"), cpu.get("cached_pages_after")
+    if before is not None and after is not None:
+        # Pages added while measured are misses: the rest of each kind's requests hit.
+        parts = []
+        for kind, count in after.items():
+            requests = stats.get(kind, {}).get("requests", 0)
+            added = count - before.get(kind, 0)
+            hits = f", {1 - added / requests:.0%} hits" if requests else ""
+            parts.append(f"{kind} {before.get(kind, 0)} -> {count}{hits}")
+        lines.append(
+            "pages in the shared cache, after the warm-up -> at the end: " + "; ".join(parts)
+        )
     verdict = "met" if met else "MISSED"
     lines.append(f"target: p99 <= {TARGET_P99_MS:g} ms on every endpoint, 0 failures: {verdict}")
     return "\n".join(lines)
@@ -373,6 +422,8 @@ def measure(manifest: Path) -> dict[str, Any]:
     try:
         server.start()
         stats_path, cpu = run_locust(server, manifest)
+        warmup_path = RESULTS / "platform-warmup_stats.csv"
+        warmup = read_stats(warmup_path) if WARMUP_SECONDS > 0 and warmup_path.exists() else {}
     finally:
         server.stop()
         if not KEEP_DATABASE:
@@ -388,7 +439,14 @@ def measure(manifest: Path) -> dict[str, Any]:
     cpu["server_cpu_ms_per_request"] = (
         round(cpu["server_cores"] * 1000 / total, 2) if total else 0.0
     )
-    return {"data": seeded, "endpoints": stats, "failures": failures, "cpu": cpu, "target_met": met}
+    return {
+        "data": seeded,
+        "endpoints": stats,
+        "failures": failures,
+        "cpu": cpu,
+        "target_met": met,
+        "warmup_endpoints": warmup,  # not counted: the caches filling
+    }
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -409,6 +467,7 @@ def main() -> int:
         "seconds": SECONDS,
         "warmup_seconds": WARMUP_SECONDS,
         "think_time_s": WAIT,
+        "bot_popularity": f"Zipf, exponent {ZIPF}" if float(ZIPF) else "uniform",
         "gunicorn_workers": WORKERS,
         "gunicorn_threads": THREADS,
         "cache": CACHE_URL if CACHE_URL != "-" else "per-process memory",
@@ -422,6 +481,10 @@ def main() -> int:
         **result,
     }
     (RESULTS / "platform-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if result["warmup_endpoints"]:
+        print(f"warm-up ({WARMUP_SECONDS} s, not counted):")
+        print(warmup_table(result["warmup_endpoints"]))
+        print(f"measured ({SECONDS} s):")
     print(table(result["endpoints"], result["cpu"], result["target_met"]))
     print(f"summary: {(RESULTS / 'platform-summary.json').relative_to(ROOT)}")
     return 0

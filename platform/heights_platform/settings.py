@@ -173,7 +173,7 @@ REST_FRAMEWORK: dict[str, Any] = {
 _REDIS_URL = _env("REDIS_URL")
 CACHES: dict[str, Any] = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _REDIS_URL}
+        {"BACKEND": "heights_platform.common.redis_cache.RedisCache", "LOCATION": _REDIS_URL}
         if _REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )

@@ -18,6 +18,11 @@ message between them. The version is read before the page, so a stored page is n
 older than its key says. Edits outside the services (the admin, by hand in SQL) do
 not bump a version: `TTL_SECONDS` bounds how long such an edit stays unseen.
 
+`shared_cached_response` keeps pages in Django's cache instead (Redis, shared by every
+process, when `HEIGHTS_PLATFORM_REDIS_URL` is set): for pages with a key space too wide
+for one process's few hundred slots to hold what readers ask for, such as the match
+list of each of a thousand bots (keyed by the bot's `BotPageVersion`, matches/apis.py).
+
 Bytes rather than the serialized lists and dicts: those would be thousands of objects
 for the cyclic garbage collector to walk on every full collection (see `wsgi.py`), and
 a hit asking for plain JSON is sent those bytes as they are (rendering a 50-row page
@@ -26,6 +31,7 @@ again costs more than a millisecond).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -33,6 +39,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from django.core.cache import cache
 from django.http import HttpResponse
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -59,6 +66,26 @@ def cached_response(
         data = build()
         body = JSONRenderer().render(data)
         _put(full_key, body)
+        if not _plain_json(request):
+            return Response(data)
+    if _plain_json(request):
+        return HttpResponse(body, content_type="application/json")
+    return Response(json.loads(body))
+
+
+def shared_cached_response(
+    request: Request, key: str, build: Callable[[], Any], *, seconds: float
+) -> Response | HttpResponse:
+    """As `cached_response`, with the pages in Django's cache for `seconds` at most: `key`
+    must hold the data version and every input of the page but its absolute URL, which is
+    added (hashed: Redis keys stay short whatever the query string)."""
+    url = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()[:32]
+    full_key = f"page:{key}:{url}"
+    body = cache.get(full_key)
+    if not isinstance(body, bytes):
+        data = build()
+        body = JSONRenderer().render(data)
+        cache.set(full_key, body, seconds)
         if not _plain_json(request):
             return Response(data)
     if _plain_json(request):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
@@ -18,9 +19,13 @@ from rest_framework.response import Response
 from heights_platform.bots import selectors, services
 from heights_platform.bots.apis import BotOutputSerializer, BotVersionOutputSerializer
 from heights_platform.bots.models import Bot
+from heights_platform.common.page_cache import shared_cached_response
 from heights_platform.ladders.selectors import bot_ladder_entries
 
 _RECENT_VERSIONS = 20
+# How long a cached reply may miss an edit made outside the services (the admin's other
+# forms, SQL), as the bot's page on the site does (site/bot_page.CACHE_SECONDS).
+BOT_DETAIL_SECONDS = 300
 
 
 @extend_schema_serializer(component_name="BotLadderEntry")
@@ -63,8 +68,20 @@ class BotDetailApi(GenericAPIView[Bot]):
         }
 
     @extend_schema(responses={200: OutputSerializer})
-    def get(self, request: Request, bot_id: int) -> Response:
-        return Response(self._render(request, selectors.access_bot_by_id(bot_id=bot_id)))
+    def get(self, request: Request, bot_id: int) -> Response | HttpResponse:
+        def build() -> dict[str, Any]:
+            return self._render(request, selectors.access_bot_by_id(bot_id=bot_id))
+
+        if request.user.is_authenticated:  # the owner sees rejection texts: always fresh
+            return Response(build())
+        # What this shows (the bot, its versions, its ratings on every ladder) is part of
+        # what its page on the site shows, and every write to it bumps the bot's page
+        # version once it commits (site/bot_page.py lists them): the version read first
+        # keys the reply. An unknown bot is a 404 raised by build(), never stored.
+        version = selectors.bot_page_version(bot_id=bot_id)
+        return shared_cached_response(
+            request, f"bot:{bot_id}:{version}", build, seconds=BOT_DETAIL_SECONDS
+        )
 
     @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
     def patch(self, request: Request, bot_id: int) -> Response:

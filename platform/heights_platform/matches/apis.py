@@ -8,6 +8,7 @@ from datetime import tzinfo
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.http import HttpResponse
 from django.utils import timezone
 from django_filters.rest_framework import (  # type: ignore[import-untyped]
     DjangoFilterBackend,
@@ -21,9 +22,11 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
 from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.bots.selectors import bot_page_version
 from heights_platform.common.catalogues import catalogue_input
 from heights_platform.common.errors import ApiError
 from heights_platform.common.fields import RuleOptionsField
+from heights_platform.common.page_cache import shared_cached_response
 from heights_platform.matches import selectors, services
 from heights_platform.matches.models import Match, MatchSeat
 
@@ -178,6 +181,11 @@ class MatchOutputSerializer(serializers.Serializer[Any]):
         return replay.pk if replay is not None else None
 
 
+# How long a bot's cached match list may miss an edit made outside the services (the
+# admin's other forms, SQL), as the bot's page does (site/bot_page.CACHE_SECONDS).
+MATCHES_BY_BOT_SECONDS = 300
+
+
 class MatchListApi(GenericAPIView[Match]):
     """Matches, newest first, with filters."""
 
@@ -189,7 +197,22 @@ class MatchListApi(GenericAPIView[Match]):
         return selectors.match_list_values()
 
     @extend_schema(responses=MatchOutputSerializer(many=True))
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> Response | HttpResponse:
+        bot = request.query_params.get("bot")
+        if bot is None or request.user.is_authenticated:
+            return self._page()
+        # Every row of a list filtered by a bot is one of that bot's matches, and every
+        # write to one of those (created, started, finished, failed, reaped; a seated bot
+        # or the ladder renamed in the admin) bumps the bot's page version once it
+        # commits: the version read first keys the page (site/bot_page.py lists them).
+        # Signed-in readers read afresh, as on the site: nothing older than their writes.
+        version = bot_page_version(bot_id=int(bot))
+        key = f"matches-by-bot:{int(bot)}:{version}"
+        return shared_cached_response(
+            request, key, lambda: self._page().data, seconds=MATCHES_BY_BOT_SECONDS
+        )
+
+    def _page(self) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset())) or []
         rows = [match_row_output(row) for row in page]
         return self.get_paginated_response(with_seats(rows, [row["id"] for row in page]))

@@ -30,6 +30,7 @@ from heights_platform.matches.apis import (
     with_seats,
 )
 from heights_platform.replays import selectors
+from heights_platform.replays.conditional import STEP_CACHE_CONTROL, not_modified, step_etag
 from heights_platform.replays.models import Replay
 from heights_rules import FILE_SUFFIX, PUBLIC
 
@@ -187,13 +188,23 @@ class ReplayStepApi(GenericAPIView[Replay]):
             )
         ]
     )
-    def get(self, request: Request, replay_id: int, step: int) -> Response:
+    def get(self, request: Request, replay_id: int, step: int) -> Response | HttpResponse:
         query = self.FilterSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         raw = query.validated_data["viewer"]
         viewer = PUBLIC if raw == "public" else int(raw)
         replay = selectors.access_replay_for_steps_by_id(replay_id=replay_id)
-        return Response(selectors.replay_step(replay=replay, step=step, viewer=viewer))
+        # A recorded replay never changes, so neither does its step: the tag names its
+        # inputs (the record's sha256, the step, the viewer, the code that renders it),
+        # and a client that holds it is answered before anything is simulated.
+        etag = step_etag(sha256=replay.sha256, step=step, viewer=raw)
+        if not_modified(request, etag):
+            response: Response | HttpResponse = HttpResponse(status=304)
+        else:
+            response = Response(selectors.replay_step(replay=replay, step=step, viewer=viewer))
+        response["ETag"] = etag
+        response["Cache-Control"] = STEP_CACHE_CONTROL
+        return response
 
 
 class ReplayVerifyApi(GenericAPIView[Replay]):
