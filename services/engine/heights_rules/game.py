@@ -69,7 +69,8 @@ class GameState(State):
     @staticmethod
     def from_bytes(blob: bytes) -> GameState:
         s = GameState()
-        load_into(s, document_from_bytes(blob))
+        # The document was parsed just now and nobody else holds it: no deep copy.
+        load_into(s, document_from_bytes(blob), owned=True)
         return s
 
     def state_hash(self) -> str:
