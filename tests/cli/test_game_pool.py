@@ -117,6 +117,7 @@ def test_a_resumed_ladder_plays_nothing_twice_and_ends_as_a_fresh_one(
     assert setup["games_from_pool_file"] == first["games_played"] > 0
     assert first["games_played"] + setup["games_played"] == len(lines)
     assert resumed["rows"] == fresh["rows"]
+    assert sum(c["games"] for c in setup["cpu_by_heaviest_kind"].values()) == setup["games_played"]
     again = _ladder(capsys, "--pool", str(path))["setup"]
     assert isinstance(again, dict)
     assert again["games_played"] == 0
@@ -138,9 +139,11 @@ def test_measure_order_in_parallel_gives_the_serial_figures(
 ) -> None:
     args = ["ladder-sim", "--kinds", "random,greedy", "--measure-order", "3"]
     assert main(args) == 0
-    serial = capsys.readouterr().out
+    serial = json.loads(capsys.readouterr().out)
     assert main([*args, "--jobs", "2"]) == 0
-    assert capsys.readouterr().out == serial
+    parallel = json.loads(capsys.readouterr().out)
+    assert parallel["pairs"] == serial["pairs"]
+    assert parallel["cpu_by_heaviest_kind"]["cheap"]["games"] == 6  # 3 pairs, both seatings
 
 
 def test_a_table_is_keyed_by_its_own_kinds_budgets_only() -> None:

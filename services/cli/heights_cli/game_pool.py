@@ -15,6 +15,7 @@ build (compiled or pure Python) is part of its budget.
 from __future__ import annotations
 
 import multiprocessing
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -67,6 +68,18 @@ def _mcts_build() -> str:
     return "python" if str(mcts.__file__).endswith(".py") else "compiled"
 
 
+def heaviest(kinds: Iterable[str]) -> str:
+    """The dearest kind at a table ("cheap" if no searching kind): what its game costs."""
+    return max(kinds, key=lambda kind: _COST.get(kind, 1)) if set(kinds) & set(_COST) else "cheap"
+
+
+def play_timed(key: GameKey) -> tuple[tuple[int, ...], float]:
+    """`play_ranks`, and the CPU seconds the game took (in the process that played it)."""
+    start = time.process_time()
+    ranks = play_ranks(key)
+    return ranks, time.process_time() - start
+
+
 def play_ranks(key: GameKey) -> tuple[int, ...]:
     """Play the game of `key`: each seat's rank (1 = best, shared on a tie)."""
     knobs = {k: v for k, v in key.budget if k != "mcts_build"}
@@ -83,7 +96,8 @@ class GamePool:
     """Games played on demand, kept by key, optionally in a file and in parallel.
 
     `played` counts the games this pool played, `loaded` those read from its file,
-    `asked` every request. Use it as a context manager when it has a file or workers.
+    `asked` every request; `cpu` the CPU seconds of the games played, by `heaviest`
+    kind. Use it as a context manager when it has a file or workers.
     """
 
     players: int = 2
@@ -94,6 +108,7 @@ class GamePool:
     played: int = 0
     asked: int = 0
     loaded: int = 0
+    cpu: dict[str, list[float]] = field(default_factory=dict)
     _ranks: dict[GameKey, tuple[int, ...]] = field(default_factory=dict)
     _version: str = ""
     _out: TextIO | None = None
@@ -132,7 +147,7 @@ class GamePool:
         self.asked += 1
         found = self._ranks.get(key)
         if found is None:
-            found = self._keep(key, play_ranks(key))
+            found = self._keep(key, *play_timed(key))
         return found
 
     def prefetch(self, tables: Iterable[tuple[tuple[str, ...], int]]) -> None:
@@ -142,29 +157,43 @@ class GamePool:
         )
         if self.jobs == 1 or len(missing) < 2:
             for key in missing:
-                self._keep(key, play_ranks(key))
+                self._keep(key, *play_timed(key))
             return
         missing.sort(key=lambda k: -sum(_COST.get(kind, 1) for kind in k.kinds))
-        for key, ranks in self._in_parallel(missing):
-            self._keep(key, ranks)
+        for key, (ranks, cpu) in self._in_parallel(missing):
+            self._keep(key, ranks, cpu)
 
-    def _in_parallel(self, keys: list[GameKey]) -> Iterator[tuple[GameKey, tuple[int, ...]]]:
+    def _in_parallel(
+        self, keys: list[GameKey]
+    ) -> Iterator[tuple[GameKey, tuple[tuple[int, ...], float]]]:
         if self._workers is None:
             # spawn, not fork: the parent may hold threads (the progress bar's, a test
             # runner's) that a forked child would inherit half-way.
             context = multiprocessing.get_context("spawn")
             self._workers = ProcessPoolExecutor(self.jobs, mp_context=context)
-        pending: dict[Future[tuple[int, ...]], GameKey] = {
-            self._workers.submit(play_ranks, key): key for key in keys
+        pending: dict[Future[tuple[tuple[int, ...], float]], GameKey] = {
+            self._workers.submit(play_timed, key): key for key in keys
         }
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield pending.pop(future), future.result()
 
-    def _keep(self, key: GameKey, ranks: tuple[int, ...]) -> tuple[int, ...]:
+    def cpu_report(self) -> dict[str, dict[str, float]]:
+        """Per heaviest kind: games played, their mean and total CPU seconds."""
+        return {
+            kind: {
+                "games": len(times),
+                "mean_cpu_s": round(sum(times) / len(times), 3),
+                "total_cpu_s": round(sum(times), 1),
+            }
+            for kind, times in sorted(self.cpu.items())
+        }
+
+    def _keep(self, key: GameKey, ranks: tuple[int, ...], cpu: float) -> tuple[int, ...]:
         self._ranks[key] = ranks
         self.played += 1
+        self.cpu.setdefault(heaviest(key.kinds), []).append(cpu)
         if self.path is not None:
             if self._out is None:
                 self._out = open_for_append(self.path)

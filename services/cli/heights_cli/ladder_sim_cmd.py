@@ -187,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
         "games_played": pool.played,
         "games_from_pool_file": pool.loaded,
         "games_rated": pool.asked,
+        "cpu_by_heaviest_kind": pool.cpu_report(),
     }
     if args.chart:
         from heights_cli.ladder_sim_chart import draw
@@ -235,7 +236,14 @@ def _measure_order(kinds: list[str], pool: GamePool, pairs: int, seed: int) -> i
         for i, (weaker, stronger) in enumerate(itertools.pairwise(ordered)):
             bar.update(i, f"{stronger} vs {weaker}")
             results.append(measure_pair(pool, weaker, stronger, pairs=pairs, seed=seed))
-    print(json.dumps({"strength": ordered, "pairs": results}, indent=2))
+    report = {
+        "strength": ordered,
+        "pairs": results,
+        "budget": pool.budget,
+        "reduced_budget_kinds": reduced(ordered, pool.budget),
+        "cpu_by_heaviest_kind": pool.cpu_report(),
+    }
+    print(json.dumps(report, indent=2))
     return 0
 
 
