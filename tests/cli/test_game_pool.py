@@ -171,3 +171,17 @@ def _args(*extra: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
     return parser.parse_args(["ladder-sim", *extra])
+
+
+def test_a_game_played_twice_by_runs_sharing_the_file_keeps_its_first_line(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "pool.jsonl"
+    with GamePool(path=path) as pool:
+        key = pool.key(("random", "greedy"), 1)
+        ranks = pool.ranks(("random", "greedy"), 1)
+    first = path.read_text()
+    record = json.loads(first)
+    record["ranks"] = list(reversed(record["ranks"]))
+    path.write_text(first + json.dumps(record) + "\n")
+    assert read_pool(path, code_version()) == {key: ranks}

@@ -145,8 +145,9 @@ def read_pool(path: Path, version: str) -> dict[GameKey, tuple[int, ...]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             key, ranks = from_line(line, number=number, version=version)
-            if games.setdefault(key, ranks) != ranks:
-                raise PoolFileError(f"line {number}: {key} again, with other ranks")
+            # Two runs sharing a file may both play a game; the first line wins (a timed
+            # mcts game may end otherwise the second time: its speed varies).
+            games.setdefault(key, ranks)
     return games
 
 
