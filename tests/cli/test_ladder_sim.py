@@ -84,6 +84,6 @@ def test_the_measured_order_is_kept_as_data_for_every_neighbouring_kind() -> Non
     assert data["strength"] == list(STRENGTH)
     measured = {(p["weaker"], p["stronger"]) for p in data["pairs"]}
     assert set(itertools.pairwise(STRENGTH[:5])) <= measured  # the cheap kinds, all certain
-    for pair in data["pairs"]:
+    for pair in [*data["pairs"], *data["reduced_budgets"]["pairs"]]:
         low, high = pair["ci95"]
         assert low <= pair.get("paired_win_share", pair["win_share"]) <= high

@@ -67,6 +67,106 @@ def population(kinds: Sequence[str], copies: int) -> list[Entry]:
     return [Entry(f"{kind}#{i}", kind) for kind in kinds for i in range(copies)]
 
 
+Request = tuple[tuple[str, ...], int]  # the kinds at a table's seats, the game seed
+
+
+@dataclass(slots=True)
+class Ladder:
+    """One ladder, played a batch at a time: `plan` picks the next batch's tables (and
+    says which games they need), `play` rates them. Splitting the two lets a driver ask
+    the pool for the games of many ladders' batches at once (`run_ladders`)."""
+
+    config: LadderConfig
+    entries: list[Entry]
+    games_per_bot: int
+    seed: int
+    players: int = 2
+    in_flight: int = DEFAULT_IN_FLIGHT
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    _played: int = 0
+    _tick: int = 0
+    _met: dict[frozenset[str], int] = field(default_factory=dict)
+    _table_count: dict[tuple[str, ...], int] = field(default_factory=dict)
+    _batch: list[tuple[list[tuple[str, ...]], int]] = field(default_factory=list)
+
+    @property
+    def games_target(self) -> int:
+        """The games the ladder plays before it stops (at least)."""
+        return -(-self.games_per_bot * len(self.entries) // self.players)
+
+    @property
+    def games_played(self) -> int:
+        return self._played
+
+    @property
+    def done(self) -> bool:
+        return self._played >= self.games_target
+
+    def plan(self) -> list[Request]:
+        """Choose the next batch of tables; the games it will ask the pool for."""
+        by_name = {e.bot: e for e in self.entries}
+        tables = _tables(
+            self.config.matchmaking,
+            self.entries,
+            players=self.players,
+            limit=self.in_flight,
+            seed=self.seed,
+            tick=self._tick,
+            met=self._met,
+        )
+        self._batch = []
+        for table in tables:
+            kinds = tuple(by_name[b].kind for b in table)
+            n = self._table_count.get(kinds, 0)
+            self._table_count[kinds] = n + 1
+            games = rotations(table) if self.config.duplicate else [tuple(table)]
+            self._batch.append((games, game_seed(self.seed, kinds, n)))
+        return [
+            (tuple(by_name[b].kind for b in seated), gseed)
+            for games, gseed in self._batch
+            for seated in games
+        ]
+
+    def play(self, pool: GamePool) -> None:
+        """Rate the planned batch and record the leaderboards' correlations."""
+        by_name = {e.bot: e for e in self.entries}
+        for games, gseed in self._batch:
+            self._tick += 1
+            for seated in games:
+                _rate([by_name[b] for b in seated], pool, gseed, self._tick)
+                self._played += 1
+            for pair in itertools.combinations(games[0], 2):
+                key = frozenset(pair)
+                self._met[key] = self._met.get(key, 0) + len(games)
+        self._batch = []
+        truth = [float(strength(e.kind)) for e in self.entries]
+        done = self._played * self.players / len(self.entries)
+        self.checkpoints.append(Checkpoint(done, _taus(self.entries, truth)))
+
+
+def run_ladders(
+    ladders: Sequence[Ladder],
+    pool: GamePool,
+    *,
+    on_batch: Callable[[int], None] | None = None,
+) -> None:
+    """Play the ladders in step: each round, every unfinished ladder plans a batch, the
+    pool plays the round's missing games (in parallel if it has workers), then each
+    ladder rates its batch. A ladder's tables depend only on its own games, and a game
+    only on its key, so the result is the one of playing the ladders one by one.
+    `on_batch` gets the games rated so far over all ladders."""
+    while True:
+        active = [ladder for ladder in ladders if not ladder.done]
+        if not active:
+            return
+        requests = [request for ladder in active for request in ladder.plan()]
+        pool.prefetch(requests)
+        for ladder in active:
+            ladder.play(pool)
+        if on_batch is not None:
+            on_batch(sum(ladder.games_played for ladder in ladders))
+
+
 def run_ladder(
     config: LadderConfig,
     entries: list[Entry],
@@ -75,44 +175,11 @@ def run_ladder(
     games_per_bot: int,
     seed: int,
     in_flight: int = DEFAULT_IN_FLIGHT,
-    on_batch: Callable[[float], None] | None = None,
 ) -> list[Checkpoint]:
     """Play until the bots average `games_per_bot` games; a checkpoint after each batch."""
-    players = pool.players
-    by_name = {e.bot: e for e in entries}
-    truth = [float(strength(e.kind)) for e in entries]
-    met: dict[frozenset[str], int] = {}
-    tick = 0
-    table_count: dict[tuple[str, ...], int] = {}
-    checkpoints: list[Checkpoint] = []
-    played = 0
-    while played * players < games_per_bot * len(entries):
-        tables = _tables(
-            config.matchmaking,
-            entries,
-            players=players,
-            limit=in_flight,
-            seed=seed,
-            tick=tick,
-            met=met,
-        )
-        for table in tables:
-            tick += 1
-            kinds = tuple(by_name[b].kind for b in table)
-            n = table_count.get(kinds, 0)
-            table_count[kinds] = n + 1
-            gseed = game_seed(seed, kinds, n)
-            games = rotations(table) if config.duplicate else [tuple(table)]
-            for seated in games:
-                _rate([by_name[b] for b in seated], pool, gseed, tick)
-                played += 1
-            for pair in itertools.combinations(table, 2):
-                met[frozenset(pair)] = met.get(frozenset(pair), 0) + len(games)
-        done = played * players / len(entries)
-        checkpoints.append(Checkpoint(done, _taus(entries, truth)))
-        if on_batch is not None:
-            on_batch(done)
-    return checkpoints
+    ladder = Ladder(config, entries, games_per_bot, seed, pool.players, in_flight)
+    run_ladders([ladder], pool)
+    return ladder.checkpoints
 
 
 def _rate(seated: list[Entry], pool: GamePool, gseed: int, tick: int) -> None:

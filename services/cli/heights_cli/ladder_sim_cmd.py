@@ -7,6 +7,14 @@ reports for each leaderboard order (Elo, mu, mu - 3 sigma): the games per bot af
 which Kendall's tau with the true order first stays at or above `--target` (on the
 mean curve of the repetitions, and in how many repetitions it stays there), and the
 mean tau after `--budget` games per bot. `--chart` draws tau against games per bot.
+
+The searching kinds are dear (a game of `mcts` at its default budget costs about half a
+minute of CPU), so: `--pool FILE` keeps every game played in a file that later runs
+(another configuration, a resumed run) reuse; `--jobs N` plays each round's missing
+games in N processes; `--search-iterations` and `--mcts-seconds` set the searching
+kinds' budgets (mcts counts CPU time, so the machine's load does not weaken it). A
+reduced budget makes a weaker bot: the report names the budgets, and the order of the
+reduced kinds is the one `--measure-order` measures at the same budgets.
 """
 
 from __future__ import annotations
@@ -17,20 +25,25 @@ import json
 import statistics
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from heights_cli.game_pool import DEFAULT_BUDGET, MCTS_ITERATIONS, MCTS_SECONDS, SEARCH_ITERATIONS
 from heights_cli.ladder_sim import (
     MATCHMAKING,
     ORDERS,
     Checkpoint,
+    Ladder,
     LadderConfig,
     population,
-    run_ladder,
+    run_ladders,
 )
+from heights_cli.pool_file import PoolFileError
 from heights_cli.progress import ProgressBar
 from heights_cli.ranking_population import CHEAP_KINDS, GamePool, measure_pair, strength
+from heights_rules import DEFAULT_CATALOGUE
 
-MAX_COPIES, MAX_GAMES_PER_BOT, MAX_REPS = 16, 2000, 100
+MAX_COPIES, MAX_GAMES_PER_BOT, MAX_REPS, MAX_JOBS = 16, 2000, 100, 64
 
 
 def register(commands: Any) -> None:
@@ -51,6 +64,28 @@ def register(commands: Any) -> None:
     p.add_argument("--budget", type=int, default=30, help="games per bot for the fixed-budget tau")
     p.add_argument("--chart", default="", help="write a PNG chart of tau against games per bot")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--pool", type=Path, help="a JSONL file of played games, read and extended")
+    p.add_argument("--jobs", type=int, default=1, help="processes playing games (1-64)")
+    p.add_argument("--catalogue", default=DEFAULT_CATALOGUE)
+    p.add_argument(
+        "--search-iterations",
+        type=int,
+        default=SEARCH_ITERATIONS,
+        help=f"search's simulations per decision (default {SEARCH_ITERATIONS})",
+    )
+    p.add_argument(
+        "--mcts-seconds",
+        type=float,
+        default=MCTS_SECONDS,
+        help=f"mcts's CPU seconds per searched decision (default {MCTS_SECONDS}; 0: no clock, "
+        "--mcts-iterations only, so deterministic)",
+    )
+    p.add_argument(
+        "--mcts-iterations",
+        type=int,
+        default=MCTS_ITERATIONS,
+        help=f"the most simulations mcts makes per decision (default {MCTS_ITERATIONS})",
+    )
     p.add_argument(
         "--measure-order",
         type=int,
@@ -75,11 +110,16 @@ def _check(args: argparse.Namespace) -> str | None:
         ("--games-per-bot", args.games_per_bot, MAX_GAMES_PER_BOT),
         ("--reps", args.reps, MAX_REPS),
         ("--in-flight", args.in_flight, 64),
+        ("--jobs", args.jobs, MAX_JOBS),
+        ("--search-iterations", args.search_iterations, 100_000),
+        ("--mcts-iterations", args.mcts_iterations, 1_000_000),
     ):
         if not 1 <= value <= top:
             return f"{name} must be between 1 and {top}, got {value}"
     if len(kinds) * args.copies < args.players * args.in_flight:
         return "too few bots to fill --in-flight tables of --players"
+    if not 0 <= args.mcts_seconds <= 60:
+        return f"--mcts-seconds must be between 0 and 60, got {args.mcts_seconds}"
     unknown = set(args.matchmaking.split(",")) - set(MATCHMAKING)
     if unknown:
         return f"unknown --matchmaking {sorted(unknown)}; policies: {', '.join(MATCHMAKING)}"
@@ -91,34 +131,48 @@ def configs(args: argparse.Namespace) -> list[LadderConfig]:
     return [LadderConfig(m, d) for m in args.matchmaking.split(",") for d in duplicates]
 
 
+def budget(args: argparse.Namespace) -> dict[str, Any]:
+    """The searching kinds' budgets; mcts on the CPU-time clock."""
+    return {
+        **DEFAULT_BUDGET,
+        "iterations": args.search_iterations,
+        "mcts_seconds": args.mcts_seconds or None,
+        "mcts_iterations": args.mcts_iterations,
+    }
+
+
+def reduced(kinds: Sequence[str], knobs: dict[str, Any]) -> list[str]:
+    """The kinds playing below their default budget (weaker than the measured kind)."""
+    below = {
+        "search": knobs["iterations"] < SEARCH_ITERATIONS,
+        "mcts": (knobs["mcts_seconds"] or float("inf")) < MCTS_SECONDS
+        or knobs["mcts_iterations"] < MCTS_ITERATIONS,
+    }
+    return [kind for kind in kinds if below.get(kind, False)]
+
+
 def run(args: argparse.Namespace) -> int:
     problem = _check(args)
     if problem:
         print(f"heights ladder-sim: {problem}", file=sys.stderr)
         return 2
     kinds = args.kinds.split(",")
-    pool = GamePool(players=args.players)
-    if args.measure_order:
-        return _measure_order(kinds, pool, args.measure_order, args.seed)
-    runs: dict[LadderConfig, list[list[Checkpoint]]] = {}
-    todo = configs(args)
-    with ProgressBar("ladder-sim", len(todo) * args.reps, "ladders") as bar:
-        for rep in range(args.reps):
-            for i, config in enumerate(todo):
-                bar.update(rep * len(todo) + i, f"{config.label}, rep {rep + 1}")
-                entries = population(kinds, args.copies)
-                runs.setdefault(config, []).append(
-                    run_ladder(
-                        config,
-                        entries,
-                        pool,
-                        games_per_bot=args.games_per_bot,
-                        seed=args.seed * 1000 + rep,
-                        in_flight=args.in_flight,
-                    )
-                )
-        bar.update(len(todo) * args.reps, f"{pool.played} games played")
-    report = summarize(runs, target=args.target, budget=args.budget)
+    knobs = budget(args)
+    try:
+        pool = GamePool(
+            players=args.players,
+            budget=knobs,
+            catalogue=args.catalogue,
+            path=args.pool,
+            jobs=args.jobs,
+        )
+    except (PoolFileError, OSError) as error:
+        print(f"heights ladder-sim: --pool {args.pool}: {error}", file=sys.stderr)
+        return 2
+    with pool:
+        if args.measure_order:
+            return _measure_order(kinds, pool, args.measure_order, args.seed)
+        report = _ladders(args, kinds, pool)
     report["setup"] = {
         "kinds": kinds,
         "copies": args.copies,
@@ -127,8 +181,13 @@ def run(args: argparse.Namespace) -> int:
         "reps": args.reps,
         "seed": args.seed,
         "in_flight": args.in_flight,
+        "catalogue": args.catalogue,
+        "budget": dict(knobs),
+        "reduced_budget_kinds": reduced(kinds, knobs),
         "games_played": pool.played,
+        "games_from_pool_file": pool.loaded,
         "games_rated": pool.asked,
+        "cpu_by_heaviest_kind": pool.cpu_report(),
     }
     if args.chart:
         from heights_cli.ladder_sim_chart import draw
@@ -136,6 +195,33 @@ def run(args: argparse.Namespace) -> int:
         draw(report, args.chart, target=args.target)
     print(json.dumps(report, indent=2) if args.json else format_table(report))
     return 0
+
+
+def _ladders(args: argparse.Namespace, kinds: list[str], pool: GamePool) -> dict[str, Any]:
+    """Every configuration's repetitions, played in step (`run_ladders`)."""
+    todo = [(config, rep) for rep in range(args.reps) for config in configs(args)]
+    ladders = [
+        Ladder(
+            config,
+            population(kinds, args.copies),
+            args.games_per_bot,
+            seed=args.seed * 1000 + rep,
+            players=args.players,
+            in_flight=args.in_flight,
+        )
+        for config, rep in todo
+    ]
+    total = sum(ladder.games_target for ladder in ladders)
+    with ProgressBar("ladder-sim", total, "games rated") as bar:
+        run_ladders(
+            ladders,
+            pool,
+            on_batch=lambda rated: bar.update(rated, f"{pool.played} played"),
+        )
+    runs: dict[LadderConfig, list[list[Checkpoint]]] = {}
+    for (config, _), ladder in zip(todo, ladders, strict=True):
+        runs.setdefault(config, []).append(ladder.checkpoints)
+    return summarize(runs, target=args.target, budget=args.budget)
 
 
 def _measure_order(kinds: list[str], pool: GamePool, pairs: int, seed: int) -> int:
@@ -150,7 +236,14 @@ def _measure_order(kinds: list[str], pool: GamePool, pairs: int, seed: int) -> i
         for i, (weaker, stronger) in enumerate(itertools.pairwise(ordered)):
             bar.update(i, f"{stronger} vs {weaker}")
             results.append(measure_pair(pool, weaker, stronger, pairs=pairs, seed=seed))
-    print(json.dumps({"strength": ordered, "pairs": results}, indent=2))
+    report = {
+        "strength": ordered,
+        "pairs": results,
+        "budget": pool.budget,
+        "reduced_budget_kinds": reduced(ordered, pool.budget),
+        "cpu_by_heaviest_kind": pool.cpu_report(),
+    }
+    print(json.dumps(report, indent=2))
     return 0
 
 
@@ -216,6 +309,13 @@ def format_table(report: dict[str, Any]) -> str:
             f"{setup['copies']} x {len(setup['kinds'])} kinds, {setup['players']} players, "
             f"{setup['reps']} reps"
         )
+        if setup.get("reduced_budget_kinds"):
+            knobs = setup["budget"]
+            lines.append(
+                f"reduced budgets (weaker than the default kinds): search "
+                f"{knobs['iterations']} simulations, mcts {knobs['mcts_seconds']} s CPU / "
+                f"{knobs['mcts_iterations']} simulations a decision"
+            )
     return "\n".join(lines)
 
 

@@ -5,11 +5,8 @@ greedy with decreasing noise, greedy, search, mcts. That order holds by construc
 and is measured in docs/ranking.md (pairwise win rates with their confidence, kept as
 data in `population_order.json` beside this module).
 
-Games are real: the rules core in process, the built-in bots at their seats. Every
-game is a pure function of the kinds at its seats and its game seed (bots take their
-seeds from it with `seat_seed`), so results are cached by that key: configurations that
-ask for the same table and seed share one game, which both saves time and pairs the
-comparison (every configuration sees the same luck).
+Games are real: the rules core in process, the built-in bots at their seats, played
+and kept by a `GamePool` (`game_pool`, re-exported here).
 """
 
 from __future__ import annotations
@@ -18,12 +15,10 @@ import hashlib
 import json
 import math
 import statistics
-from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from heights_bots import make_bot, play_game, seat_seed
-from heights_rules import GameConfig, outcome
+from heights_cli.game_pool import GamePool
 
 STRENGTH: tuple[str, ...] = (
     "random",
@@ -36,8 +31,16 @@ STRENGTH: tuple[str, ...] = (
 )
 # Cheap enough to play thousands of games live in a few minutes on one core.
 CHEAP_KINDS: tuple[str, ...] = STRENGTH[:5]
-# The searching bots' budgets in the simulator: the defaults (search 24, mcts 0.6 s).
-SEARCH_BUDGET: dict[str, Any] = {"iterations": 24, "mcts_seconds": 0.6}
+
+__all__ = [
+    "CHEAP_KINDS",
+    "STRENGTH",
+    "GamePool",
+    "game_seed",
+    "measure_pair",
+    "measured_order",
+    "strength",
+]
 
 
 def strength(kind: str) -> int:
@@ -55,39 +58,6 @@ def measured_order() -> dict[str, Any]:
     return data
 
 
-@dataclass(slots=True)
-class GamePool:
-    """Real games between kinds, played on demand and kept by (seat kinds, seed).
-
-    `played` counts the games actually played (cache misses), `asked` every request.
-    """
-
-    players: int = 2
-    budget: dict[str, Any] = field(default_factory=lambda: dict(SEARCH_BUDGET))
-    played: int = 0
-    asked: int = 0
-    _ranks: dict[tuple[tuple[str, ...], int], tuple[int, ...]] = field(default_factory=dict)
-
-    def ranks(self, kinds: tuple[str, ...], seed: int) -> tuple[int, ...]:
-        """Each seat's rank (1 = best, shared on a tie) in the game of `kinds` on `seed`."""
-        if len(kinds) != self.players:
-            raise ValueError(f"a table of {self.players} kinds, got {kinds}")
-        self.asked += 1
-        key = (kinds, seed)
-        found = self._ranks.get(key)
-        if found is None:
-            found = self._ranks[key] = self._play(kinds, seed)
-            self.played += 1
-        return found
-
-    def _play(self, kinds: tuple[str, ...], seed: int) -> tuple[int, ...]:
-        bots = [
-            make_bot(kind, seat_seed(seed, seat), **self.budget) for seat, kind in enumerate(kinds)
-        ]
-        state, _ = play_game(GameConfig(players=self.players), seed, bots)
-        return outcome(state).ranks[: self.players]
-
-
 def game_seed(*parts: object) -> int:
     """A game seed from labels (run, table, count): SHA-256, so runs never collide."""
     digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
@@ -101,9 +71,10 @@ def measure_pair(
     `weaker` (both seatings on one seed), with a 95% interval and the one-sided p-value
     of "not stronger" (normal approximation over the pairs' scores, which are
     independent; the two games of a pair are not)."""
+    seeds = [game_seed("order", seed, weaker, stronger, n) for n in range(pairs)]
+    pool.prefetch(t for g in seeds for t in (((stronger, weaker), g), ((weaker, stronger), g)))
     scores = []
-    for n in range(pairs):
-        gseed = game_seed("order", seed, weaker, stronger, n)
+    for gseed in seeds:
         first = pool.ranks((stronger, weaker), gseed)
         second = pool.ranks((weaker, stronger), gseed)
         scores.append((_points(first, 0) + _points(second, 1)) / 2)
