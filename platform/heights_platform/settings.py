@@ -200,9 +200,10 @@ SPECTACULAR_SETTINGS = {
 # Ladder matchmaking keeps at most this many matches of a ladder queued or running.
 HEIGHTS_LADDER_MATCHES_IN_FLIGHT = int(_env("LADDER_MATCHES_IN_FLIGHT", "2"))
 # Each ladder table plays every rotation of its seats on one secret seed (a duplicate
-# group). Off by default: the ladder simulator finds the true order in fewer games per
-# bot with one game per table, more tables (docs/ranking.md).
-HEIGHTS_LADDER_DUPLICATE = _env("LADDER_DUPLICATE", "0") in ("1", "true", "yes")
+# group). On by default: with the searching bots in the graded population, and above all
+# between bots of close strength, the ladder simulator settles the true order in fewer
+# games per bot with duplicate groups (docs/ranking.md, "What the platform now uses").
+HEIGHTS_LADDER_DUPLICATE = _env("LADDER_DUPLICATE", "1") in ("1", "true", "yes")
 
 # A bot's log in a match (its stderr, for its owner) is deleted this many days after the
 # match finished; the match, its seats and its replay stay.

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
@@ -225,6 +226,8 @@ def test_no_seat_can_recover_its_match_seed(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # A plain ladder match here; the duplicate tournament below covers a duplicate group.
+    monkeypatch.setattr(settings, "HEIGHTS_LADDER_DUPLICATE", False)
     owner = User.objects.create_user("spymaster", "spy@example.org", "pw-spy-9x!kq")
     spy = make_active_bot(owner, "spy", source=SPY, filename="main.py")
     greedy = builtin_versions["greedy"].bot

@@ -426,7 +426,7 @@ def _duplicate() -> bool:
 def ladder_matchmake(*, ladder: Ladder, limit: int | None = None) -> list[Match]:
     """Create ladder matches up to the in-flight cap (see `ladders.matchmaking`).
 
-    With duplicate on (off by default: docs/ranking.md), a table is a group of matches,
+    With duplicate on (the default: docs/ranking.md), a table is a group of matches,
     one per rotation of its seats, on one secret seed: each bot meets the same map,
     markets and dice in every seat, so the group takes most of the luck out. A group may pass
     the cap by up to its size less one, so that a ladder with a cap below the table size
