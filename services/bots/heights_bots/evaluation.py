@@ -4,7 +4,7 @@ A player's position is summed up as a few features (score so far, Wild Tokens, m
 of each colour times the turns left, what its unfinished plans promise and still need,
 the Ads and its best Target as they would score now), and the predicted final score is
 their weighted sum. The weights in `WEIGHTS` were fitted by least squares on the final
-scores of greedy self-play games (`tools/fit_evaluation.py` in the bots' tests folder
+scores of greedy self-play games (`python -m heights_bots.evaluation_fit`
 regenerates them), so the prediction is calibrated for play like the rollout policy's.
 
 A position is judged by the seat's prediction minus the best opponent's. Opponents'
@@ -31,31 +31,32 @@ FEATURES = (
     "ads",
     "target",
 )
-# Fitted by `evaluation_fit` on 250 greedy games at each of 2, 3 and 4 players
-# (112,017 samples; RMS error of the predicted score margin 19.5 VP: dice dominate).
+# Fitted by `evaluation_fit` on 500 greedy games at each of 2, 3 and 4 players on
+# reconstructed-v4 (221,370 samples; RMS error of the predicted score margin 11.7 VP,
+# 12.2 on 300 held-out games, where the weights fitted on reconstructed-v1 gave 12.8).
 WEIGHTS: tuple[float, ...] = (
-    1.190,  # score
-    1.440,  # wild
-    1.526,  # meeples_0_x_turns
-    0.452,  # meeples_1_x_turns
-    0.692,  # meeples_2_x_turns
-    0.476,  # meeples_3_x_turns
-    0.705,  # meeples_4_x_turns
-    0.763,  # meeples_5_x_turns
-    0.409,  # meeples_6_x_turns
-    0.453,  # meeples_7_x_turns
-    1.311,  # meeples_8_x_turns
-    -0.453,  # excess_meeples_x_turns
-    0.803,  # purple_pairs_x_turns
-    0.366,  # plans_fixed
-    0.244,  # plans_reward_x_turns_after
-    -0.917,  # plans_left_0
-    -0.767,  # plans_left_1
-    -0.947,  # plans_left_2
-    -0.671,  # plans_left_3
-    5.550,  # plans_open
-    0.882,  # ads
-    1.029,  # target
+    0.968,  # score
+    0.979,  # wild
+    0.229,  # meeples_0_x_turns
+    0.025,  # meeples_1_x_turns
+    0.557,  # meeples_2_x_turns
+    0.230,  # meeples_3_x_turns
+    0.441,  # meeples_4_x_turns
+    0.531,  # meeples_5_x_turns
+    0.041,  # meeples_6_x_turns
+    0.079,  # meeples_7_x_turns
+    0.619,  # meeples_8_x_turns
+    -0.301,  # excess_meeples_x_turns
+    0.510,  # purple_pairs_x_turns
+    0.404,  # plans_fixed
+    0.117,  # plans_reward_x_turns_after
+    -0.540,  # plans_left_0
+    -0.555,  # plans_left_1
+    -0.782,  # plans_left_2
+    -0.578,  # plans_left_3
+    3.549,  # plans_open
+    0.856,  # ads
+    0.771,  # target
 )
 MEAN_TARGET = 6.0  # the average of a Target's value at a search horizon, for opponents
 MAYOR_VP_PER_CUBE = 0.7  # a Mayor's building is usually finished on a later die roll
