@@ -256,3 +256,31 @@ def test_the_viewer_modules_need_no_django() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def _sigint_ignored() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def test_ctrl_c_stops_the_server_started_with_sigint_ignored(played: dict[str, Any]) -> None:
+    """A shell without job control starts a background command with SIGINT ignored;
+    "Ctrl-C stops" must hold all the same (before the fix the server never stopped)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "heights_cli.main", "view", str(played["path"])],
+        cwd=played["folder"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=_sigint_ignored,  # noqa: PLW1509 (no threads started before this fork)
+    )
+    try:
+        assert process.stdout is not None
+        assert " at http://127.0.0.1:" in process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import signal
 import sys
 import webbrowser
 from collections.abc import Callable
@@ -87,6 +88,10 @@ def show(path: Path, *, html: Path | None, port: int, open_browser: bool) -> int
     print(f"viewing {path} at {url}  (Ctrl-C stops)", flush=True)
     if open_browser:
         webbrowser.open(url)
+    # "Ctrl-C stops" whatever SIGINT's disposition was inherited: a shell that starts a
+    # command in the background without job control starts it with SIGINT ignored, and
+    # Python then installs no KeyboardInterrupt handler, so the server never stopped.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
