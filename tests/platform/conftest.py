@@ -16,6 +16,8 @@ from rest_framework.test import APIClient
 from tests.platform.site_world import site_world_create
 
 from heights_platform.bots.models import Bot
+from heights_platform.ladders.models import Ladder
+from heights_platform.matches.models import Match
 
 if TYPE_CHECKING:
     from rest_framework.response import _MonkeyPatchedResponse
@@ -268,3 +270,17 @@ def world(
     """The site's pages' world (site_world.py): users, bots, ladders, matches, a
     tournament; test files that need it committed define their own."""
     return site_world_create(make_user, make_active_bot, play_result)
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks: Any) -> Callable[[], Any]:
+    """A block whose on-commit callbacks run at its end, as after a real commit."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
+def duel(world: dict[str, Any]) -> Ladder:
+    """The ladder of the site world's first match."""
+    ladder = Match.objects.get(pk=world["matches"][0].pk).ladder
+    assert ladder is not None
+    return ladder

@@ -15,9 +15,15 @@ from django.core.cache import cache
 from django.test import RequestFactory
 from django.utils import timezone
 from rest_framework.test import APIClient
+from tests.platform.cache_checks import (
+    active_version,
+    api_bytes,
+    built_afresh_after,
+    fresh_api_bytes,
+)
 
 from heights_platform.bots.admin import BotAdmin
-from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.bots.models import Bot
 from heights_platform.ladders.admin import LadderAdmin
 from heights_platform.ladders.models import Ladder
 from heights_platform.matches.models import Match
@@ -31,62 +37,15 @@ from heights_platform.matches.services import (
 from heights_runner.contract import MatchResult
 
 
-@pytest.fixture
-def committed(django_capture_on_commit_callbacks: Any) -> Callable[[], Any]:
-    """A block whose on-commit callbacks run at its end, as after a real commit."""
-    return lambda: django_capture_on_commit_callbacks(execute=True)
-
-
-def _list(path: str, client: APIClient | None = None) -> bytes:
-    response = (client or APIClient()).get(path)
-    assert response.status_code == 200, (path, response.status_code, response.content)
-    assert response["Content-Type"] == "application/json"
-    content: bytes = response.content
-    return content
-
-
-def _fresh(path: str) -> bytes:
-    cache.clear()
-    return _list(path)
-
-
 def _path(bot: Bot, query: str = "") -> str:
     return f"/api/v1/matches/?bot={bot.pk}{query}"
-
-
-def _version(bot: Bot) -> BotVersion:
-    bot.refresh_from_db()
-    assert isinstance(bot.active_version, BotVersion)
-    return bot.active_version
-
-
-def _built_afresh_after(path: str, committed: Callable[[], Any], write: Callable[[], Any]) -> Any:
-    """The list before `write` comes from the cache; after it, the list shows the change
-    and is byte for byte a fresh one. Returns the list after, parsed."""
-    import json
-
-    before = _list(path)
-    assert _list(path) == before
-    with committed():
-        write()
-    after = _list(path)
-    assert after != before
-    assert after == _fresh(path)
-    return json.loads(after)
-
-
-@pytest.fixture
-def duel(world: dict[str, Any]) -> Ladder:
-    ladder = Match.objects.get(pk=world["matches"][0].pk).ladder
-    assert ladder is not None
-    return ladder
 
 
 def _new_match(world: dict[str, Any], duel: Ladder) -> Match:
     alpha, beta = world["bots"][0], world["bots"][1]
     return match_create(
         kind="ladder",
-        seats=[_version(alpha), _version(beta)],
+        seats=[active_version(alpha), active_version(beta)],
         players=2,
         options={},
         ladder=duel,
@@ -103,28 +62,28 @@ def test_a_cached_list_is_the_fresh_one_read_in_one_query(
 ) -> None:
     beta = world["bots"][1]
     for path in (_path(beta), _path(beta, "&page_size=1"), _path(beta, "&status=finished")):
-        fresh = _fresh(path)
+        fresh = fresh_api_bytes(path)
         with django_assert_num_queries(1):  # the bot's page version; the bytes from the cache
-            assert _list(path) == fresh
+            assert api_bytes(path) == fresh
 
 
 def test_the_cache_serves_until_a_service_writes(world: dict[str, Any]) -> None:
     """An edit outside the services bumps nothing (MATCHES_BY_BOT_SECONDS bounds it)."""
     beta = world["bots"][1]
-    before = _list(_path(beta))
+    before = api_bytes(_path(beta))
     Match.objects.filter(seats__bot_version__bot=beta).update(error="edited by hand")
-    assert _list(_path(beta)) == before
-    assert b"edited by hand" in _fresh(_path(beta))
+    assert api_bytes(_path(beta)) == before
+    assert b"edited by hand" in fresh_api_bytes(_path(beta))
 
 
 def test_a_signed_in_reader_never_gets_the_cached_list(world: dict[str, Any]) -> None:
     beta, bob = world["bots"][1], world["users"]["bob"]
-    before = _list(_path(beta))
+    before = api_bytes(_path(beta))
     Match.objects.filter(seats__bot_version__bot=beta).update(error="edited by hand")
     client = APIClient()
     client.force_authenticate(bob)
-    assert b"edited by hand" in _list(_path(beta), client)
-    assert _list(_path(beta)) == before
+    assert b"edited by hand" in api_bytes(_path(beta), client)
+    assert api_bytes(_path(beta)) == before
 
 
 def test_a_cached_list_is_byte_for_byte_the_uncached_api(world: dict[str, Any]) -> None:
@@ -133,34 +92,36 @@ def test_a_cached_list_is_byte_for_byte_the_uncached_api(world: dict[str, Any]) 
     client = APIClient()
     client.force_authenticate(bob)
     for query in ("", "&page_size=1", "&status=finished"):
-        cached = _list(_path(beta, query))
-        assert _list(_path(beta, query)) == cached
-        assert _list(_path(beta, query), client) == cached
+        cached = api_bytes(_path(beta, query))
+        assert api_bytes(_path(beta, query)) == cached
+        assert api_bytes(_path(beta, query), client) == cached
 
 
 def test_lists_are_per_query(world: dict[str, Any]) -> None:
     alpha, beta = world["bots"][0], world["bots"][1]
-    assert _list(_path(alpha)) == _fresh(_path(alpha))
-    assert _list(_path(beta, "&page_size=1")) == _fresh(_path(beta, "&page_size=1"))
-    assert _list(_path(beta)) == _fresh(_path(beta))
-    assert _list(_path(beta, "&status=queued")) == _fresh(_path(beta, "&status=queued"))
+    assert api_bytes(_path(alpha)) == fresh_api_bytes(_path(alpha))
+    assert api_bytes(_path(beta, "&page_size=1")) == fresh_api_bytes(_path(beta, "&page_size=1"))
+    assert api_bytes(_path(beta)) == fresh_api_bytes(_path(beta))
+    assert api_bytes(_path(beta, "&status=queued")) == fresh_api_bytes(
+        _path(beta, "&status=queued")
+    )
 
 
 def test_a_match_created(world: dict[str, Any], duel: Ladder, committed: Any) -> None:
     alpha, beta = world["bots"][0], world["bots"][1]
-    _list(_path(alpha))
+    api_bytes(_path(alpha))
     created: list[Match] = []
-    after = _built_afresh_after(
+    after = built_afresh_after(
         _path(beta), committed, lambda: created.append(_new_match(world, duel))
     )
     assert _status_of(after, created[0]) == "queued"
-    assert _list(_path(alpha)) == _fresh(_path(alpha))  # every seated bot's list
+    assert api_bytes(_path(alpha)) == fresh_api_bytes(_path(alpha))  # every seated bot's list
 
 
 def test_a_match_started(world: dict[str, Any], duel: Ladder, committed: Any) -> None:
     with committed():
         match = _new_match(world, duel)
-    after = _built_afresh_after(
+    after = built_afresh_after(
         _path(world["bots"][1]), committed, lambda: match_mark_running(match_id=str(match.pk))
     )
     assert _status_of(after, match) == "running"
@@ -185,7 +146,7 @@ def test_a_match_finished(
         else:
             match_result_record(result=result)
 
-    after = _built_afresh_after(_path(world["bots"][1]), committed, record)
+    after = built_afresh_after(_path(world["bots"][1]), committed, record)
     (row,) = [r for r in after["results"] if r["id"] == str(match.pk)]
     assert row["status"] == "finished"
     assert row["seed"] == match.seed
@@ -197,7 +158,7 @@ def test_a_match_failed(world: dict[str, Any], duel: Ladder, committed: Any) -> 
     with committed():
         match = _new_match(world, duel)
     failed = MatchResult(str(match.pk), "failed", match.seed, "", error="engine gone")
-    after = _built_afresh_after(
+    after = built_afresh_after(
         _path(world["bots"][1]), committed, lambda: match_result_record(result=failed)
     )
     assert _status_of(after, match) == "failed"
@@ -212,7 +173,7 @@ def test_a_match_reaped(world: dict[str, Any], duel: Ladder, committed: Any) -> 
     Match.objects.filter(pk=match.pk).update(
         started_at=now - timedelta(days=2), sent_at=now - timedelta(days=1)
     )
-    after = _built_afresh_after(_path(world["bots"][1]), committed, matches_reap_overdue)
+    after = built_afresh_after(_path(world["bots"][1]), committed, matches_reap_overdue)
     assert _status_of(after, match) == "failed"
 
 
@@ -232,7 +193,7 @@ def test_a_bot_renamed_in_the_admin(world: dict[str, Any], committed: Any) -> No
         alpha.name = "alpha-prime"
         BotAdmin(Bot, admin.site).save_model(_admin_request(world), alpha, None, True)
 
-    after = _built_afresh_after(_path(beta), committed, rename)
+    after = built_afresh_after(_path(beta), committed, rename)
     names = {seat["bot_name"] for row in after["results"] for seat in row["seats"]}
     assert "alpha-prime" in names
 
@@ -242,7 +203,7 @@ def test_a_ladder_renamed_in_the_admin(world: dict[str, Any], duel: Ladder, comm
         duel.name, duel.slug = "Duel Royale", "duel-royale"
         LadderAdmin(Ladder, admin.site).save_model(_admin_request(world), duel, None, True)
 
-    after = _built_afresh_after(_path(world["bots"][1]), committed, rename)
+    after = built_afresh_after(_path(world["bots"][1]), committed, rename)
     assert "duel-royale" in {row["ladder"] for row in after["results"]}
 
 

@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client, RequestFactory
 from django.utils import timezone
+from tests.platform.cache_checks import active_version
 from tests.platform.site_world import SECRET_REJECTION
 
 from heights_platform.bots.admin import BotAdmin
@@ -43,12 +44,6 @@ from heights_platform.matches.services import (
 from heights_runner.contract import MatchResult
 
 
-@pytest.fixture
-def committed(django_capture_on_commit_callbacks: Any) -> Callable[[], Any]:
-    """A block whose on-commit callbacks run at its end, as after a real commit."""
-    return lambda: django_capture_on_commit_callbacks(execute=True)
-
-
 def _page(path: str, client: Client | None = None) -> bytes:
     response = (client or Client()).get(path)
     assert response.status_code == 200, (path, response.status_code)
@@ -63,12 +58,6 @@ def _fresh(path: str) -> bytes:
 
 def _path(bot: Bot) -> str:
     return f"/bots/{bot.pk}/"
-
-
-def _version(bot: Bot) -> BotVersion:
-    bot.refresh_from_db()
-    assert isinstance(bot.active_version, BotVersion)
-    return bot.active_version
 
 
 def _renders_afresh_after(
@@ -123,16 +112,11 @@ def test_a_signed_in_reader_never_gets_the_cached_page(world: dict[str, Any]) ->
     assert Client().get(_path(draft)).status_code == 404  # nothing was stored for it
 
 
-@pytest.fixture
-def duel(world: dict[str, Any]) -> Any:
-    return Match.objects.get(pk=world["matches"][0].pk).ladder
-
-
 def _new_match(world: dict[str, Any], duel: Any) -> Match:
     alpha, beta = world["bots"][0], world["bots"][1]
     return match_create(
         kind="ladder",
-        seats=[_version(alpha), _version(beta)],
+        seats=[active_version(alpha), active_version(beta)],
         players=2,
         options={},
         ladder=duel,
@@ -274,7 +258,7 @@ def test_an_opponent_becoming_public_is_linked(
     with committed():
         newbie = bot_create(owner=dave, name="newbie")
         version = _upload(newbie)
-        challenge_create(user=dave, bot_version=version, opponents=[_version(beta)])
+        challenge_create(user=dave, bot_version=version, opponents=[active_version(beta)])
     assert f'href="/bots/{newbie.pk}/"'.encode() not in _page(_path(beta))
     qualification = version.qualification_match
     assert qualification is not None
