@@ -62,15 +62,12 @@ def cached_response(
     rendering (the browsable API, an indented JSON) goes through DRF as usual."""
     full_key = (key, request.build_absolute_uri())
     body = _get(full_key)
-    if body is None:
-        data = build()
-        body = JSONRenderer().render(data)
-        _put(full_key, body)
-        if not _plain_json(request):
-            return Response(data)
-    if _plain_json(request):
-        return HttpResponse(body, content_type="application/json")
-    return Response(json.loads(body))
+    if body is not None:
+        return _respond(request, body)
+    data = build()
+    body = JSONRenderer().render(data)
+    _put(full_key, body)
+    return _respond(request, body, data)
 
 
 def shared_cached_response(
@@ -82,15 +79,20 @@ def shared_cached_response(
     url = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()[:32]
     full_key = f"page:{key}:{url}"
     body = cache.get(full_key)
-    if not isinstance(body, bytes):
-        data = build()
-        body = JSONRenderer().render(data)
-        cache.set(full_key, body, seconds)
-        if not _plain_json(request):
-            return Response(data)
+    if isinstance(body, bytes):
+        return _respond(request, body)
+    data = build()
+    body = JSONRenderer().render(data)
+    cache.set(full_key, body, seconds)
+    return _respond(request, body, data)
+
+
+def _respond(request: Request, body: bytes, data: Any = None) -> Response | HttpResponse:
+    """The page's stored bytes as they are for plain JSON; any other rendering through
+    DRF, from `data` when the page was just built (else parsed back from the bytes)."""
     if _plain_json(request):
         return HttpResponse(body, content_type="application/json")
-    return Response(json.loads(body))
+    return Response(json.loads(body) if data is None else data)
 
 
 def _plain_json(request: Request) -> bool:
