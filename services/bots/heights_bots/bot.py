@@ -57,7 +57,7 @@ def _search(seed: int, **budget: Any) -> Bot:
 
 
 def _mcts(seed: int, **budget: Any) -> Bot:
-    from heights_bots.mcts import WIDEN, MctsBot
+    from heights_bots.mcts import ITERATIONS, SECONDS, WIDEN, MctsBot
 
     # `iterations` is the search bot's budget too; mcts reads only its own knobs.
     known = {
@@ -67,8 +67,8 @@ def _mcts(seed: int, **budget: Any) -> Bot:
     }
     return MctsBot(
         seed,
-        seconds=known.get("mcts_seconds", 0.6),
-        iterations=known.get("mcts_iterations", 5000),
+        seconds=known.get("mcts_seconds", SECONDS),
+        iterations=known.get("mcts_iterations", ITERATIONS),
         widen=known.get("mcts_widen", WIDEN),
         clock=_clock(known.get("mcts_clock", "wall")),
     )

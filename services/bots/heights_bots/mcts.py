@@ -74,6 +74,12 @@ class _Node:
     n: int = 0  # walks through this node, which set how many moves it offers
 
 
+# The default budget a searched decision: seconds on its clock, and at most this many
+# simulations (docs/ranking.md, "mcts").
+SECONDS = 0.6
+ITERATIONS = 5000
+
+
 class MctsBot:
     """Single-observer ISMCTS with a paired race at the root and greedy rollouts.
 
@@ -94,8 +100,8 @@ class MctsBot:
     def __init__(
         self,
         seed: int,
-        seconds: float | None = 0.6,
-        iterations: int = 5000,
+        seconds: float | None = SECONDS,
+        iterations: int = ITERATIONS,
         horizon: int = 4,
         margin: float = 0.2,
         *,

@@ -30,6 +30,11 @@ from heights_rules import CHANCE, GameState, KeyedRng, determinize, from_infoset
 MAX_ROLLOUT_STEPS = 20_000  # a safety bound; a turn takes a few dozen steps
 
 
+# Simulations a searched decision by default: the population's rung between greedy and
+# mcts (docs/ranking.md, "search").
+ITERATIONS = 24
+
+
 class SearchBot:
     """Determinized Monte Carlo search with paired samples and sequential halving.
 
@@ -45,7 +50,7 @@ class SearchBot:
     def __init__(
         self,
         seed: int,
-        iterations: int = 24,
+        iterations: int = ITERATIONS,
         seconds: float | None = None,
         horizon: int = 4,
         margin: float = 0.2,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from heights_bots import make_bot, play_game, seat_seed
+from heights_bots import make_bot, mcts, play_game, search, seat_seed
 from heights_cli.pool_file import (
     Budget,
     GameKey,
@@ -33,9 +33,10 @@ from heights_cli.pool_file import (
 )
 from heights_rules import DEFAULT_CATALOGUE, GameConfig, outcome
 
-# The searching bots' defaults (`heights_bots.make_bot`), mcts on the CPU-time clock so
-# a busy machine does not weaken it.
-SEARCH_ITERATIONS, MCTS_SECONDS, MCTS_ITERATIONS = 24, 0.6, 5000
+# The searching bots' defaults, mcts on the CPU-time clock so a busy machine does not
+# weaken it.
+SEARCH_ITERATIONS = search.ITERATIONS
+MCTS_SECONDS, MCTS_ITERATIONS = mcts.SECONDS, mcts.ITERATIONS
 DEFAULT_BUDGET: dict[str, Any] = {
     "iterations": SEARCH_ITERATIONS,
     "mcts_seconds": MCTS_SECONDS,
@@ -63,8 +64,6 @@ def table_budget(kinds: Iterable[str], budget: dict[str, Any]) -> Budget:
 
 
 def _mcts_build() -> str:
-    from heights_bots import mcts
-
     return "python" if str(mcts.__file__).endswith(".py") else "compiled"
 
 
