@@ -84,15 +84,16 @@ def show(path: Path, *, html: Path | None, port: int, open_browser: bool) -> int
     except OSError as err:
         print(f"heights view: cannot listen on {HOST}:{port}: {err.strerror}", file=sys.stderr)
         return 2
-    url = f"http://{HOST}:{server.server_address[1]}/"
-    print(f"viewing {path} at {url}  (Ctrl-C stops)", flush=True)
-    if open_browser:
-        webbrowser.open(url)
     # "Ctrl-C stops" whatever SIGINT's disposition was inherited: a shell that starts a
     # command in the background without job control starts it with SIGINT ignored, and
     # Python then installs no KeyboardInterrupt handler, so the server never stopped.
+    # Set before the URL is printed: whoever reads that line may send SIGINT at once.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
+    url = f"http://{HOST}:{server.server_address[1]}/"
+    try:  # from the line that invites Ctrl-C on
+        print(f"viewing {path} at {url}  (Ctrl-C stops)", flush=True)
+        if open_browser:
+            webbrowser.open(url)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
