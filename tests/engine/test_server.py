@@ -33,9 +33,9 @@ from tests.engine.clients import (
 )
 from tests.engine.conftest import InProcessServer
 
+from heights_engine.collector import GC_THRESHOLDS, PauseLog, settle_gc
 from heights_engine.metrics import serve_metrics
 from heights_engine.proto import engine_service_pb2 as pb
-from heights_engine.server import GC_THRESHOLDS, settle_gc
 from heights_engine.settings import Settings, SettingsError, load_settings
 
 SERVICE = "rollingheights.engine.v1.EngineService"
@@ -151,9 +151,36 @@ def test_serving_freezes_start_up_objects_and_makes_full_collections_rare() -> N
         settle_gc()
         assert gc.get_freeze_count() > 1000  # modules, descriptors, the catalogue
         assert gc.get_threshold() == GC_THRESHOLDS
+        settle_gc((5000, 20, 300))
+        assert gc.get_threshold() == (5000, 20, 300)
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+def test_pause_log_counts_each_generation_while_installed() -> None:
+    pauses = PauseLog()
+    pauses.install()
+    try:
+        gc.collect(0)
+        gc.collect(2)
+        gc.collect(2)
+    finally:
+        pauses.remove()
+    gc.collect(1)  # removed: not counted
+    summary = pauses.summary()
+    assert [summary[g]["collections"] for g in ("gen0", "gen1", "gen2")] == [1, 0, 2]
+    assert summary["gen2"]["wall_max_ms"] > 0
+    assert 0 < summary["gen2"]["wall_p50_ms"] <= summary["gen2"]["wall_p99_ms"]
+    assert summary["gen2"]["wall_p99_ms"] <= summary["gen2"]["wall_max_ms"]
+    assert summary["gen1"] == {
+        "collections": 0,
+        "cpu_ms": 0.0,
+        "wall_p50_ms": 0.0,
+        "wall_p99_ms": 0.0,
+        "wall_max_ms": 0.0,
+    }
+    assert pauses.describe().startswith("gen0 1 collections, ")
 
 
 def test_settings_from_the_environment() -> None:
@@ -186,6 +213,18 @@ def test_settings_from_the_environment() -> None:
         load_settings({"HEIGHTS_ENGINE_REDIS_URL": "foo"})
 
 
+def test_gc_thresholds_setting() -> None:
+    assert Settings().gc_threshold_values == GC_THRESHOLDS
+    custom = load_settings({"HEIGHTS_ENGINE_GC_THRESHOLDS": " 5000, 20 ,300 "})
+    assert custom.gc_threshold_values == (5000, 20, 300)
+    for bad in ("5000,20", "5000,20,300,4", "5000,,300", "a,b,c", "-1,10,10", "1e4,10,10"):
+        with pytest.raises(SettingsError, match="GC_THRESHOLDS must be three whole numbers"):
+            load_settings({"HEIGHTS_ENGINE_GC_THRESHOLDS": bad})
+    for bad in ("0,10,10", "700,0,10", "1000001,10,10"):
+        with pytest.raises(SettingsError, match="each threshold must be 1 to 1000000"):
+            load_settings({"HEIGHTS_ENGINE_GC_THRESHOLDS": bad})
+
+
 def test_env_example_lists_every_setting() -> None:
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     with open(os.path.join(root, ".env.example")) as f:
@@ -201,6 +240,7 @@ def test_heights_engine_serve(tmp_path: Path) -> None:
     # No operator token set: the server makes one and writes it where the log says.
     token_file = tmp_path / "operator-token"
     env["HEIGHTS_ENGINE_OPERATOR_TOKEN_FILE"] = str(token_file)
+    env["HEIGHTS_ENGINE_GC_THRESHOLDS"] = "12345,7,89"
     command = [sys.executable, "-m", "heights_cli.main", "engine", "serve"]
     proc = subprocess.Popen(
         [*command, "--address", f"127.0.0.1:{port}"],
@@ -225,6 +265,12 @@ def test_heights_engine_serve(tmp_path: Path) -> None:
     created = [line for line in lines if line["message"] == "game created"]
     assert len(created) == 1
     assert len(created[0]["game_id"]) == 32
+    # The collector's settings, read back from the serving process itself.
+    collector = [line for line in lines if "gc_thresholds" in line]
+    assert [line["gc_thresholds"] for line in collector] == [[12345, 7, 89]]
+    paused = [line["gc"] for line in lines if "gc" in line]
+    assert len(paused) == 1
+    assert set(paused[0]) == {"gen0", "gen1", "gen2"}
 
 
 def test_bad_settings_exit_with_a_message() -> None:

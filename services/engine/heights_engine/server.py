@@ -20,6 +20,7 @@ from grpc_reflection.v1alpha import reflection
 from redis.exceptions import RedisError
 
 from heights_engine.auth import OperatorCheck, write_token_file
+from heights_engine.collector import PauseLog, settle_gc
 from heights_engine.games import Games
 from heights_engine.metrics import MetricsInterceptor, serve_metrics
 from heights_engine.proto import engine_service_pb2, engine_service_pb2_grpc
@@ -113,25 +114,6 @@ async def build_server(
     return server, health_servicer, port
 
 
-# The collector's thresholds once serving: a full collection walks every live game state
-# in the cache (~70-110 ms with a few hundred games, measured under `make loadtest`),
-# which stalls every call in flight; made 100 times rarer. The first two generations keep
-# their defaults: they are short (a fraction of a millisecond) and reclaim the cycles
-# calls leave behind.
-GC_THRESHOLDS = (700, 10, 1000)
-
-
-def settle_gc() -> None:
-    """Keep the collector off what start-up built and make full collections rare.
-
-    Start-up objects (modules, protobuf descriptors, the rules' catalogue) live as long
-    as the process: frozen, no collection walks them again.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-
-
 def redis_where(url: str) -> str:
     """Where a Redis URL points, without its password: host:port/db, or a socket path."""
     parts = urlsplit(url)
@@ -158,7 +140,15 @@ async def serve(settings: Settings) -> None:
         )
     serve_metrics(settings.metrics_port, settings.metrics_address)
     server, health_servicer, port = await build_server(settings, store)
-    settle_gc()
+    settle_gc(settings.gc_threshold_values)
+    pauses = PauseLog()
+    pauses.install()
+    log.info(
+        "collector: thresholds %s, %d start-up objects frozen",
+        ",".join(str(t) for t in gc.get_threshold()),
+        gc.get_freeze_count(),
+        extra={"gc_thresholds": list(gc.get_threshold())},
+    )
     host = settings.address.rsplit(":", 1)[0]
     log.info("EngineService listening on %s:%d", host, port, extra={"port": port})
     stop = asyncio.Event()
@@ -170,4 +160,6 @@ async def serve(settings: Settings) -> None:
     await health_servicer.enter_graceful_shutdown()
     await server.stop(settings.shutdown_grace_seconds)
     await store.close()
+    pauses.remove()
+    log.info("collector while serving: %s", pauses.describe(), extra={"gc": pauses.summary()})
     log.info("stopped")

@@ -7,12 +7,17 @@ development server: 127.0.0.1:50051, the in-memory store, no metrics endpoint.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+
+from heights_engine.collector import GC_THRESHOLDS
 
 PREFIX = "HEIGHTS_ENGINE_"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL")  # logging's
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+_DIGITS = re.compile(r"[0-9]{1,7}")
+MAX_GC_THRESHOLD = 1_000_000  # generation 0's: the cyclic garbage held between collections
 
 
 class SettingsError(ValueError):
@@ -42,6 +47,8 @@ class Settings:
     keepalive_timeout_ms: int = 10_000
     shutdown_grace_seconds: float = 20.0
     log_level: str = "INFO"
+    # The collector's thresholds once serving, generations 0,1,2 (collector.py says why).
+    gc_thresholds: str = ",".join(str(t) for t in GC_THRESHOLDS)
 
     def __post_init__(self) -> None:
         positive = ("cache_size", "max_games", "max_streams", "game_ttl_seconds")
@@ -61,9 +68,27 @@ class Settings:
                 f"{PREFIX}REDIS_URL must start with {', '.join(REDIS_SCHEMES)} (or be empty)"
             )
 
+        parse_gc_thresholds(self.gc_thresholds)
+
+    @property
+    def gc_threshold_values(self) -> tuple[int, int, int]:
+        return parse_gc_thresholds(self.gc_thresholds)
+
     @property
     def store_name(self) -> str:
         return "redis" if self.redis_url else "memory"
+
+
+def parse_gc_thresholds(text: str) -> tuple[int, int, int]:
+    """`first,second,third`: the three numbers `gc.set_threshold` takes, each bounded."""
+    name = f"{PREFIX}GC_THRESHOLDS"
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 3 or not all(_DIGITS.fullmatch(p) for p in parts):
+        raise SettingsError(f"{name} must be three whole numbers like 700,10,1000, not {text!r}")
+    first, second, third = (int(p) for p in parts)
+    if not all(1 <= value <= MAX_GC_THRESHOLD for value in (first, second, third)):
+        raise SettingsError(f"{name}: each threshold must be 1 to {MAX_GC_THRESHOLD}, not {text!r}")
+    return first, second, third
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
