@@ -84,7 +84,7 @@ def parse_gc_thresholds(text: str) -> tuple[int, int, int]:
     name = f"{PREFIX}GC_THRESHOLDS"
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 3 or not all(_DIGITS.fullmatch(p) for p in parts):
-        raise SettingsError(f"{name} must be three whole numbers like 5000,10,1000, not {text!r}")
+        raise SettingsError(f"{name} must be three whole numbers like 700,10,1000, not {text!r}")
     first, second, third = (int(p) for p in parts)
     if not all(1 <= value <= MAX_GC_THRESHOLD for value in (first, second, third)):
         raise SettingsError(f"{name}: each threshold must be 1 to {MAX_GC_THRESHOLD}, not {text!r}")
