@@ -16,8 +16,10 @@ from heights_engine.collector import GC_THRESHOLDS
 PREFIX = "HEIGHTS_ENGINE_"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL")  # logging's
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+# Each of the collector's thresholds; generation 0's bounds the garbage held between
+# collections.
+MAX_GC_THRESHOLD = 1_000_000
 _DIGITS = re.compile(r"[0-9]{1,7}")
-MAX_GC_THRESHOLD = 1_000_000  # generation 0's: the cyclic garbage held between collections
 
 
 class SettingsError(ValueError):
@@ -67,7 +69,6 @@ class Settings:
             raise SettingsError(
                 f"{PREFIX}REDIS_URL must start with {', '.join(REDIS_SCHEMES)} (or be empty)"
             )
-
         parse_gc_thresholds(self.gc_thresholds)
 
     @property
@@ -81,13 +82,13 @@ class Settings:
 
 def parse_gc_thresholds(text: str) -> tuple[int, int, int]:
     """`first,second,third`: the three numbers `gc.set_threshold` takes, each bounded."""
-    name = f"{PREFIX}GC_THRESHOLDS"
+    name, given = f"{PREFIX}GC_THRESHOLDS", repr(text[:40])
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 3 or not all(_DIGITS.fullmatch(p) for p in parts):
-        raise SettingsError(f"{name} must be three whole numbers like 700,10,1000, not {text!r}")
+        raise SettingsError(f"{name} must be three whole numbers like 700,10,1000, not {given}")
     first, second, third = (int(p) for p in parts)
     if not all(1 <= value <= MAX_GC_THRESHOLD for value in (first, second, third)):
-        raise SettingsError(f"{name}: each threshold must be 1 to {MAX_GC_THRESHOLD}, not {text!r}")
+        raise SettingsError(f"{name}: each threshold must be 1 to {MAX_GC_THRESHOLD}, not {given}")
     return first, second, third
 
 
