@@ -15,6 +15,7 @@ import base64
 import dataclasses
 import json
 import os
+import sys
 import tempfile
 import time
 import uuid
@@ -108,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
             runners = [stack.runner("runner-1", **env)]
             report = _measure(client, stack, env, args, [engine.proc.pid], runners, group)
             report |= _floor(report, engine.address, [engine.proc.pid], Path(tmp))
+        except MatchNotPlayedError as err:
+            print(f"bench-runner: {err}", file=sys.stderr)
+            return 1
         finally:
             stack.stop()
             if group is not None:
@@ -192,10 +196,27 @@ def _redis_cpu_seconds(url: str) -> float:
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
+class MatchNotPlayedError(RuntimeError):
+    """A bench match ended without being played (an infrastructure failure): its figures
+    would be a failure's, not the path's."""
+
+
+def _played(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    failed = [r for r in results if r.get("status") != "finished"]
+    if failed:
+        first = failed[0]
+        raise MatchNotPlayedError(
+            f"{len(failed)} of {len(results)} matches were not played; "
+            f"{first.get('match_id')}: {first.get('status')}: {first.get('error')}"
+        )
+    return results
+
+
 def _counts(results: list[dict[str, Any]]) -> dict[str, float]:
     """Steps a match by kind, from the replays; relayed: the decisions bots were sent."""
     from heights_cli.bench_floor import step_counts
 
+    _played(results)
     counts = [step_counts(base64.b64decode(r["replay_b64"])) for r in results]
     n = max(1, len(results))
     relayed = sum(seat["moves"] for r in results for seat in r["seats"])
@@ -292,7 +313,7 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
     start = time.perf_counter()
     for spec in batch:
         client.submit(spec)
-    done = client.results(len(batch), timeout=300)
+    done = _played(client.results(len(batch), timeout=300))
     elapsed = time.perf_counter() - start
     cpu1 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds(args.redis))
     busy, stolen = busy_seconds() - busy0, stolen_seconds() - stolen0
