@@ -123,6 +123,7 @@ fmt: setup ## Apply ruff's fixes, then format the code
 bench: compiled ## Run the benchmarks: engine (one core), then matches through the whole path
 	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench
 	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench-runner
+	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench-runner --matches 2 --matches-per-worker 2
 	PYTHONPATH=$(COMPILED) $(BIN)/python -m heights_cli.main bench-ratings
 
 # Starts its own engine replicas on 127.0.0.1 (compiled rules core), stops them at the end;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from heights_bots.bot import make_bot
 from heights_bots.play import play_game
 from heights_cli.bench_floor import step_counts
@@ -25,3 +27,11 @@ def test_steps_are_counted_by_kind_as_the_game_had_them() -> None:
     )
     assert counts.forced > 0
     assert counts.chance > 0
+
+
+def test_a_match_that_was_not_played_stops_the_bench_with_its_error() -> None:
+    from heights_cli.bench_runner import MatchNotPlayedError, _counts
+
+    failed = {"match_id": "bench-1", "status": "failed", "error": "engine service unavailable"}
+    with pytest.raises(MatchNotPlayedError, match=r"1 of 1 matches.*engine service unavailable"):
+        _counts([failed])

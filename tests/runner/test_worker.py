@@ -134,3 +134,48 @@ def test_a_runner_fault_at_unpacking_ends_the_match_as_an_infrastructure_failure
         assert resolved_s < match_deadline_seconds(spec)
         print(f"unpacking fault on the {broker} broker: recorded in {resolved_s:.1f} s")
         assert rs.results(1, timeout=3) == []  # one result
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """A process's children: (pid, command name)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                head, tail = (entry / "stat").read_text().rsplit(")", 1)
+            except OSError:
+                continue
+            if int(tail.split()[1]) == pid:
+                found.append((int(entry.name), head.split("(", 1)[1]))
+    return found
+
+
+def test_a_threads_pool_worker_plays_two_matches_at_once_in_its_one_process(
+    tmp_path: Path,
+) -> None:
+    slow = BotRef.from_bytes("py", "slow.py", slow_bot(0.03))
+    with runner_stack(tmp_path) as rs:
+        worker = rs.worker(HEIGHTS_RUNNER_POOL="threads", HEIGHTS_RUNNER_CONCURRENCY="2")
+        specs = [_spec(slow, slow, slow) for _ in range(2)]
+        for spec in specs:
+            rs.submit(spec)
+        # The sandboxes are the worker's own children (under a prefork pool they would
+        # be its pool processes'), both matches' at some moment.
+        most = 0
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and most < 6:
+            children = _children(worker.proc.pid)
+            most = max(most, sum(1 for _, name in children if name == "bwrap"))
+            time.sleep(0.02)
+        results = [MatchResult.from_dict(r) for r in rs.results(2, timeout=120)]
+    assert sorted(r.match_id for r in results) == sorted(s.match_id for s in specs)
+    assert all(r.status == "finished" for r in results), [r.error for r in results]
+    assert most == 6, most  # 3 seats a match, 2 matches
+
+
+def test_a_worker_pool_that_is_not_known_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from heights_runner.settings import RunnerSettings
+
+    monkeypatch.setenv("HEIGHTS_RUNNER_POOL", "gevent")
+    with pytest.raises(ValueError, match="HEIGHTS_RUNNER_POOL must be one of prefork, threads"):
+        RunnerSettings.from_env()

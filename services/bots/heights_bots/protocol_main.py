@@ -11,9 +11,11 @@ read: the same hidden-information contract as in-process play (heights_bots.bot)
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from heights_bots.bot import BOT_NAMES, make_bot
 from heights_rules import DEFAULT_CATALOGUE, from_infoset, load_catalogue
@@ -49,5 +51,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _exit_now(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown (freeing every module and
+    object one by one): ~15-20% of a built-in bot's CPU from start to end, four times a
+    match, for a process whose game is over and whose output is flushed here."""
+    with contextlib.suppress(OSError):  # the runner may have closed the pipes already
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit_now(main())

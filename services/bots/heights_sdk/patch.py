@@ -23,7 +23,10 @@ def _keys(path: str) -> list[str]:
         return []
     if not path.startswith("/"):
         raise PatchError(f"JSON pointer {path!r} must start with '/'")
-    return [part.replace("~1", "/").replace("~0", "~") for part in path[1:].split("/")]
+    keys = path[1:].split("/")
+    if "~" in path:  # rare: the escapes of "/" and "~" in a member's name
+        return [part.replace("~1", "/").replace("~0", "~") for part in keys]
+    return keys
 
 
 def _index(container: list[Any], key: str, *, insert: bool) -> int:
@@ -42,6 +45,8 @@ def apply_patch(document: Any, ops: Any) -> Any:
     if not isinstance(ops, list):
         raise PatchError("a patch is a list of operations")
     root: Any = _copy(document)
+    # The containers this patch copied (by id; each is held by the new document, so no
+    # id is reused meanwhile): changed in place, where the old document's are copied.
     copied = {id(root)}
     for op in ops:
         if not isinstance(op, dict) or not isinstance(op.get("path"), str):
@@ -74,21 +79,36 @@ def _copy(value: Any) -> Any:
 
 def _child(parent: Any, key: str, copied: set[int]) -> Any:
     """The container at `key`, copied first unless this patch already made it."""
-    if isinstance(parent, dict):
+    slot: Any
+    if type(parent) is dict:  # json's own dict, the common case: checked first
+        child = parent.get(key, _MISSING)
+        if child is _MISSING:
+            raise PatchError(f"no member {key!r}")
+        slot = key
+    elif isinstance(parent, dict):
         if key not in parent:
             raise PatchError(f"no member {key!r}")
         child = parent[key]
-        slot: Any = key
+        slot = key
     elif isinstance(parent, list):
         slot = _index(parent, key, insert=False)
         child = parent[slot]
     else:
         raise PatchError(f"cannot descend into a {type(parent).__name__} at {key!r}")
-    if id(child) not in copied and isinstance(child, dict | list):
+    if id(child) in copied:
+        return child
+    if type(child) is dict or type(child) is list:
+        child = child.copy()
+    elif isinstance(child, dict | list):
         child = _copy(child)
-        parent[slot] = child
-        copied.add(id(child))
+    else:
+        return child
+    parent[slot] = child
+    copied.add(id(child))
     return child
+
+
+_MISSING = object()
 
 
 def _apply(parent: Any, kind: str, key: str, value: Any) -> None:

@@ -15,6 +15,7 @@ import base64
 import dataclasses
 import json
 import os
+import sys
 import tempfile
 import time
 import uuid
@@ -33,6 +34,12 @@ def register(commands: Any) -> None:
     p.add_argument("--matches", type=int, default=6, help="matches for the overhead factor")
     p.add_argument("--throughput-matches", type=int, default=16)
     p.add_argument("--workers", type=int, default=2, help="worker processes for throughput")
+    p.add_argument(
+        "--matches-per-worker",
+        type=int,
+        default=1,
+        help="matches each worker process plays at once in the throughput phase (threads)",
+    )
     p.add_argument("--seed", type=int, default=77)
     p.add_argument("--redis", default=REDIS, help="the Redis of the broker and the engine")
     p.add_argument(
@@ -70,12 +77,16 @@ def in_process_seconds(specs: list[Any]) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from heights_cli.cpu_usage import CpuGroup
     from heights_cli.stack import Stack
     from heights_runner.celery_app import make_app
     from heights_runner.client import RunnerClient
     from heights_runner.settings import RunnerSettings
 
     prefix = f"heights-bench-{uuid.uuid4().hex[:8]}:"
+    # Everything started from here on (engine, workers, their sandboxed bots) in one
+    # group, whose count sees the bots that the process trees' counts cannot.
+    group = CpuGroup.enter(prefix.rstrip(":"))
     with tempfile.TemporaryDirectory() as tmp:
         stack = Stack(Path(tmp) / "var")
         try:
@@ -96,10 +107,15 @@ def run(args: argparse.Namespace) -> int:
             )
             client = RunnerClient(make_app(settings))
             runners = [stack.runner("runner-1", **env)]
-            report = _measure(client, stack, env, args, [engine.proc.pid], runners)
+            report = _measure(client, stack, env, args, [engine.proc.pid], runners, group)
             report |= _floor(report, engine.address, [engine.proc.pid], Path(tmp))
+        except MatchNotPlayedError as err:
+            print(f"bench-runner: {err}", file=sys.stderr)
+            return 1
         finally:
             stack.stop()
+            if group is not None:
+                group.leave()
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -180,10 +196,27 @@ def _redis_cpu_seconds(url: str) -> float:
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
+class MatchNotPlayedError(RuntimeError):
+    """A bench match ended without being played (an infrastructure failure): its figures
+    would be a failure's, not the path's."""
+
+
+def _played(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    failed = [r for r in results if r.get("status") != "finished"]
+    if failed:
+        first = failed[0]
+        raise MatchNotPlayedError(
+            f"{len(failed)} of {len(results)} matches were not played; "
+            f"{first.get('match_id')}: {first.get('status')}: {first.get('error')}"
+        )
+    return results
+
+
 def _counts(results: list[dict[str, Any]]) -> dict[str, float]:
     """Steps a match by kind, from the replays; relayed: the decisions bots were sent."""
     from heights_cli.bench_floor import step_counts
 
+    _played(results)
     counts = [step_counts(base64.b64decode(r["replay_b64"])) for r in results]
     n = max(1, len(results))
     relayed = sum(seat["moves"] for r in results for seat in r["seats"])
@@ -196,30 +229,40 @@ def _counts(results: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def _alone(
-    client: Any, specs: list[Any], engine_pids: list[int], runner_pids: list[int]
+    client: Any, specs: list[Any], engine_pids: list[int], runner_pids: list[int], group: Any
 ) -> dict[str, Any]:
     """Matches one at a time (the path's cost, not contention's), with CPU by part."""
     from heights_cli.cpu_usage import tree_seconds, tree_split_seconds
 
-    # The runner's own processes, without their sandboxes (whose CPU cannot be read
-    # reliably: an ended bot's time dies with its sandbox's PID namespace).
-    engine0, (runner0, _) = tree_seconds(engine_pids), tree_split_seconds(runner_pids, "bwrap")
+    # The runner's own processes, without their sandboxes (whose CPU the trees cannot
+    # read: an ended bot's time dies with its sandbox's PID namespace). The bots' CPU is
+    # what the bench's cgroup counted beyond the engine, the runner and this driver.
+    def parts() -> tuple[float, float, float, float]:
+        whole = group.seconds() if group is not None else 0.0
+        runner = tree_split_seconds(runner_pids, "bwrap")[0]
+        return tree_seconds(engine_pids), runner, whole, time.process_time()
+
+    before = parts()
     seconds, results = [], []
     for spec in specs:
         client.submit(spec)
         [result] = client.results(1, timeout=300)
         seconds.append(float(result["seconds"]))
         results.append(result)
-    engine1, (runner1, _) = tree_seconds(engine_pids), tree_split_seconds(runner_pids, "bwrap")
+    engine_s, runner_s, whole_s, driver_s = (b - a for a, b in zip(before, parts(), strict=True))
     counts = _counts(results)
     relayed = counts["decisions_relayed_per_match"] * len(specs)
+    bots_s = whole_s - engine_s - runner_s - driver_s
     return {
         "match_seconds_whole_path": sum(seconds) / len(seconds),
         **counts,
         # Per message the runner sent the engine (one a relayed decision), start-up and
         # finishing included: what each part spends a decision.
-        "engine_cpu_us_per_relayed_decision": round((engine1 - engine0) / relayed * 1e6),
-        "runner_cpu_us_per_relayed_decision": round((runner1 - runner0) / relayed * 1e6),
+        "engine_cpu_us_per_relayed_decision": round(engine_s / relayed * 1e6),
+        "runner_cpu_us_per_relayed_decision": round(runner_s / relayed * 1e6),
+        # The four bots' processes (bubblewrap and their start-up included); None
+        # without a cgroup to count them in.
+        "bots_cpu_us_per_relayed_decision": round(bots_s / relayed * 1e6) if group else None,
     }
 
 
@@ -230,6 +273,7 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
     args: argparse.Namespace,
     engine_pids: list[int],
     runners: list[Any],
+    group: Any,
 ) -> dict[str, Any]:
     from heights_cli.cpu_usage import busy_seconds, stolen_seconds, tree_seconds
 
@@ -239,15 +283,25 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
     client.results(1, timeout=120)
     stolen_alone0, alone_started = stolen_seconds(), time.perf_counter()
     runner_pids0 = [r.proc.pid for r in runners]
-    alone = _alone(client, specs, engine_pids, runner_pids0)
+    alone = _alone(client, specs, engine_pids, runner_pids0, group)
     stolen_alone = (stolen_seconds() - stolen_alone0) / (time.perf_counter() - alone_started)
     # The same, with bots that hardly think (random: a legal action, no search): what
     # the platform itself costs a decision, without the greedy bot's thinking.
     thoughtless = _alone(
-        client, _specs(args.matches, args.seed, forced, THOUGHTLESS), engine_pids, runner_pids0
+        client,
+        _specs(args.matches, args.seed, forced, THOUGHTLESS),
+        engine_pids,
+        runner_pids0,
+        group,
     )
     baseline = in_process_seconds(specs)
-    for i in range(2, args.workers + 1):
+    if args.matches_per_worker > 1:  # the worker of the one-at-a-time phase as well
+        stack.services.remove(runners[0])
+        runners[0].stop()
+        runners.clear()
+        threads = {"HEIGHTS_RUNNER_POOL": "threads"}
+        env = env | threads | {"HEIGHTS_RUNNER_CONCURRENCY": str(args.matches_per_worker)}
+    for i in range(len(runners) + 1, args.workers + 1):
         runners.append(stack.runner(f"runner-{i}", **env))
     runner_pids = [r.proc.pid for r in runners]
     batch = _specs(args.throughput_matches, args.seed + 500, forced)
@@ -255,14 +309,18 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
     # the runner wait for theirs, so an ended bot's time lands in its parent's counts).
     cpu0 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds(args.redis))
     busy0, stolen0 = busy_seconds(), stolen_seconds()
+    rest0 = _RestProbe.start(group)
     start = time.perf_counter()
     for spec in batch:
         client.submit(spec)
-    done = client.results(len(batch), timeout=300)
+    done = _played(client.results(len(batch), timeout=300))
     elapsed = time.perf_counter() - start
     cpu1 = (tree_seconds(engine_pids), tree_seconds(runner_pids), _redis_cpu_seconds(args.redis))
     busy, stolen = busy_seconds() - busy0, stolen_seconds() - stolen0
     engine_s, runners_s, redis_s = (b - a for a, b in zip(cpu0, cpu1, strict=True))
+    rest = rest0.split(
+        busy - engine_s - runners_s - redis_s, engine_s + runners_s, [*engine_pids, *runner_pids]
+    )
     n = len(done)
     mean_base = sum(baseline) / len(baseline)
     mean_alone = alone.pop("match_seconds_whole_path")
@@ -278,15 +336,89 @@ def _measure(  # noqa: PLR0917 (one caller, all of the bench's parts)
             for k, v in thoughtless.items()
         },
         "worker_processes": args.workers,
+        "matches_per_worker_process": args.matches_per_worker,
         "throughput_matches": n,
         "matches_per_minute": round(60 * n / elapsed, 1),
         "cpu_s_per_match_engine": round(engine_s / n, 3),
+        # The workers' process trees: the workers, bubblewrap's own processes, and not
+        # the bots inside their PID namespaces (whose time is in the rest's
+        # `sandboxed_bots` when the bench could count it).
         "cpu_s_per_match_workers_and_bots": round(runners_s / n, 3),
         "cpu_s_per_match_redis": round(redis_s / n, 3),
         "cpu_s_per_match_rest_of_machine": round((busy - engine_s - runners_s - redis_s) / n, 3),
+        **{
+            f"cpu_s_per_match_rest_{k}": None if v is None else round(v / n, 3)
+            for k, v in rest.seconds.items()
+        },
+        "rest_other_processes_top": rest.top,
         "machine_cores_busy": round(busy / elapsed, 2),
         # On a virtual machine: cores the hypervisor gave to others meanwhile. Numbers
         # from runs with much of this are not comparable with quiet runs.
         "machine_cores_stolen": round(stolen / elapsed, 2),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
+
+
+@dataclasses.dataclass
+class _RestProbe:
+    """What "the rest of the machine" was while the batch ran: the sandboxed bots (the
+    bench's cgroup less the engine, the workers' trees and this process), this bench's
+    own process (the driver: it submits matches and reads results), the kernel's
+    threads, other processes on the machine (another user's jobs on a shared one), and
+    what no live process was charged with (processes that ended unwaited for,
+    interrupts served on an idle core). Interrupts are printed beside it: they overlap
+    the processes' times (tick-based accounting charges a tick in an interrupt to the
+    task it interrupted)."""
+
+    group: Any
+    processes: Any
+    whole_s: float
+    driver_s: float
+    interrupts_s: float
+    seconds: dict[str, float | None] = dataclasses.field(default_factory=dict)
+    top: str = ""
+
+    @classmethod
+    def start(cls, group: Any) -> _RestProbe:
+        from heights_cli.cpu_usage import ProcessTimes, interrupt_seconds
+
+        whole = group.seconds() if group is not None else 0.0
+        return cls(group, ProcessTimes.now(), whole, time.process_time(), interrupt_seconds())
+
+    def split(self, rest_s: float, measured_s: float, measured_roots: list[int]) -> _RestProbe:
+        """`rest_s` in parts; `measured_s`: the engine's and the workers' trees' CPU."""
+        from heights_cli.cpu_usage import (
+            ProcessTimes,
+            interrupt_seconds,
+            kernel_thread_pids,
+            pids_named,
+            seconds_between,
+        )
+
+        driver_s = time.process_time() - self.driver_s
+        interrupts_s = interrupt_seconds() - self.interrupts_s
+        bots_s = None
+        if self.group is not None:
+            bots_s = self.group.seconds() - self.whole_s - measured_s - driver_s
+        now = ProcessTimes.now()
+        kernel = kernel_thread_pids(now)
+        counted = now.descendants([*measured_roots, os.getpid()]) | set(pids_named("redis-server"))
+        others = set(now.parents) - counted - kernel
+        kernel_s = seconds_between(self.processes, now, kernel)
+        others_s = seconds_between(self.processes, now, others)
+        by_name: dict[str, float] = {}
+        for pid in others:
+            by_name[now.names[pid]] = by_name.get(now.names[pid], 0.0) + seconds_between(
+                self.processes, now, {pid}
+            )
+        ranked = sorted(by_name.items(), key=lambda kv: -kv[1])[:4]
+        self.top = ", ".join(f"{name} {s:.1f} s" for name, s in ranked if s > 0)
+        self.seconds = {
+            "sandboxed_bots": bots_s,
+            "bench_driver": driver_s,
+            "kernel_threads": kernel_s,
+            "other_processes": others_s,
+            "unattributed": rest_s - (bots_s or 0.0) - driver_s - kernel_s - others_s,
+            "interrupts_overlapping": interrupts_s,
+        }
+        return self

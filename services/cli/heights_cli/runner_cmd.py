@@ -84,6 +84,8 @@ def _run_worker(args: argparse.Namespace, settings: RunnerSettings) -> int:
             f"{QUEUE_MATCHES},{QUEUE_SHORT}",
             "-c",
             str(concurrency),
+            "-P",
+            settings.pool,
             "-n",
             f"runner-{socket.gethostname()}-%i@%h",
             "--loglevel",

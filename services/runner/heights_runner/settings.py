@@ -20,6 +20,15 @@ def _env(name: str, default: str = "") -> str:
     return os.environ.get(f"HEIGHTS_RUNNER_{name}", "") or default
 
 
+POOLS = ("prefork", "threads")
+
+
+def _pool(name: str) -> str:
+    if name not in POOLS:
+        raise ValueError(f"HEIGHTS_RUNNER_POOL must be one of {', '.join(POOLS)}, not {name!r}")
+    return name
+
+
 @dataclass(frozen=True, slots=True)
 class RunnerSettings:
     broker_url: str  # redis://… in production; empty = the embedded file broker
@@ -27,12 +36,15 @@ class RunnerSettings:
     engine_address: str  # e.g. dns:///engine-headless:50051; empty = in-process engine
     cache_dir: Path  # unpacked bots by content hash
     ledger_url: str  # where finished results are remembered (redis://…; empty = a folder)
-    concurrency: int
+    concurrency: int  # matches a worker plays at once
     metrics_port: int  # 0 = off
     allow_unsandboxed: bool  # local development only
     visibility_timeout: int  # seconds before an unacknowledged match is redelivered
     max_retries: int  # engine-unavailable retries of a match
     engine_operator_token: str = ""  # the engine's HEIGHTS_ENGINE_OPERATOR_TOKEN (creates games)
+    # How a worker plays its `concurrency` matches: "prefork", a process each; "threads",
+    # threads of the worker's one process (a match mostly waits on its engine and bots).
+    pool: str = "prefork"
 
     @classmethod
     def from_env(cls) -> RunnerSettings:
@@ -46,6 +58,7 @@ class RunnerSettings:
             cache_dir=Path(_env("CACHE_DIR", str(var / "bots"))),
             ledger_url=_env("LEDGER_URL", broker if broker.startswith("redis") else ""),
             concurrency=int(_env("CONCURRENCY", "2")),
+            pool=_pool(_env("POOL", "prefork")),
             metrics_port=int(_env("METRICS_PORT", "0")),
             allow_unsandboxed=_env("ALLOW_UNSANDBOXED", "0") == "1",
             visibility_timeout=int(_env("VISIBILITY_TIMEOUT", str(default_visibility_timeout()))),
