@@ -187,7 +187,10 @@ def test_concurrent_requests_get_exactly_the_rate(redis_cache: RedisCache) -> No
 
 
 def test_a_request_is_one_command_to_redis(
-    redis_cache: RedisCache, rates: Callable[[str, str], None], monkeypatch: pytest.MonkeyPatch
+    redis_cache: RedisCache,
+    rates: Callable[[str, str], None],
+    monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
 ) -> None:
     rates("5/min", "7/min")
     sent: list[str] = []
@@ -198,7 +201,10 @@ def test_a_request_is_one_command_to_redis(
         return original(self, *args, **kwargs)  # type: ignore[no-untyped-call]
 
     monkeypatch.setattr(redis.Redis, "execute_command", counting)
-    monkeypatch.setattr("heights_platform.common.throttles.default_cache", redis_cache)
+    # The configured cache, as the settings name it when HEIGHTS_PLATFORM_REDIS_URL is set.
+    backend = {"BACKEND": "heights_platform.common.redis_cache.RedisCache"}
+    location = {"LOCATION": REDIS_URL, "KEY_PREFIX": redis_cache.key_prefix}
+    settings.CACHES = {"default": {**backend, **location}}
     throttle = ClientRateThrottle()
     answers = []
     for _ in range(7):

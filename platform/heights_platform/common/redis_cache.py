@@ -8,6 +8,9 @@ throttles' counters, read and written, on every API request). A client holds no
 connection of its own (its pool hands one out per command and is safe across threads),
 so building it once per pool changes nothing else. Each thread already has its own
 cache backend (Django's `caches` is per thread), hence its own clients.
+
+`RedisCache.script_run` runs a Lua script (EVALSHA): several reads and writes in one
+round trip, as the API's throttles check theirs (common/throttles.py).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.cache import cache as default_cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from rest_framework.request import Request
 from rest_framework.throttling import (
     AnonRateThrottle,
@@ -97,8 +97,10 @@ class Verdict:
 
 
 def windows_check(windows: Sequence[Window], now: float, cache: Any = None) -> list[Verdict]:
-    """Each window checked, and the request recorded in those that allow it."""
-    cache = default_cache if cache is None else cache
+    """Each window checked, and the request recorded in those that allow it, in `cache`
+    (by default the configured one: the backend itself, as `django.core.cache.cache` is
+    a proxy to it, which no `isinstance` would recognise)."""
+    cache = caches[DEFAULT_CACHE_ALIAS] if cache is None else cache
     if not windows:
         return []
     if isinstance(cache, RedisCache):
