@@ -102,7 +102,8 @@ def main() -> int:
         type=int,
         default=0,
         help="then this many bots' pages, details and match lists twice each: built "
-        "afresh (Django's cache cleared first) and served from the cache; CPU ms of each",
+        "afresh (Django's cache cleared first) and served from the cache; CPU ms and "
+        "queries of each",
     )
     parser.add_argument(
         "--profile",
@@ -155,19 +156,30 @@ CACHED_BY_BOT = (
 
 def _bot_pages_cached(client: Any, bots: list[int]) -> None:
     """Each bot's page, detail and match list read with the cache empty, then again (a
-    hit): the CPU of each and whether the bytes are the same. Which backend is the
+    hit): the CPU and the queries of each, and whether the bytes are the same. Which backend is the
     settings' (Redis when HEIGHTS_PLATFORM_REDIS_URL is set, which clear() empties: give
     it a database of its own)."""
     from django.conf import settings
     from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
     backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
     for name, path in CACHED_BY_BOT:
         spent: dict[str, list[float]] = {"miss": [], "hit": []}
+        queries: dict[str, list[int]] = {"miss": [], "hit": []}
         for bot in bots:
-            cache.clear()
             pages = []
             for kind in ("miss", "hit"):
+                # The queries are counted in a request of their own, not timed (capturing
+                # them costs CPU); a miss's cache is emptied before each of its two.
+                if kind == "miss":
+                    cache.clear()
+                with CaptureQueriesContext(connection) as captured:
+                    client.get(path.format(bot))
+                queries[kind].append(len(captured))
+                if kind == "miss":
+                    cache.clear()
                 start = time.process_time()
                 response = client.get(path.format(bot))
                 spent[kind].append(time.process_time() - start)
@@ -177,7 +189,11 @@ def _bot_pages_cached(client: Any, bots: list[int]) -> None:
             if pages[0] != pages[1]:
                 raise SystemExit(f"{name} {bot}: the cached reply differs from the fresh one")
         row = {kind: round(sum(t) * 1000 / len(t), 2) for kind, t in spent.items()}
-        print(f"{name}, {backend}, {len(bots)} bots: CPU ms miss={row['miss']} hit={row['hit']}")
+        counted = {kind: round(sum(n) / len(n), 1) for kind, n in queries.items()}
+        print(
+            f"{name}, {backend}, {len(bots)} bots: CPU ms miss={row['miss']} hit={row['hit']}; "
+            f"queries miss={counted['miss']} hit={counted['hit']}"
+        )
 
 
 if __name__ == "__main__":

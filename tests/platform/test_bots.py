@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -372,3 +372,25 @@ def test_admin_lists_bots_versions_and_tokens_without_secrets(
         assert issued.token.key_sha256 not in html, url
         assert issued.key not in html, url
     assert browser.get("/admin/accounts/apitoken/add/").status_code == 403
+
+
+@pytest.mark.parametrize("case", [(3, 4), (20, 5), (21, 5)], ids=["3", "20", "21"])
+def test_bot_detail_counts_its_versions_past_the_twenty_it_lists(
+    api: APIClient,
+    make_user: Callable[..., User],
+    make_bot: Callable[..., Bot],
+    django_assert_num_queries: Any,
+    case: tuple[int, int],
+) -> None:
+    """The count is read only when the 20 listed may not be all (a query fewer for most
+    bots): page version, bot, versions, ladders (+ the count)."""
+    uploaded, queries = case
+    bot = make_bot(make_user("alice"), "many")
+    for number in range(1, uploaded + 1):
+        BotVersion.objects.create(
+            bot=bot, number=number, kind="py", filename="b.py", sha256="0" * 64, size=1
+        )
+    with django_assert_num_queries(queries):
+        body = api.get(f"/api/v1/bots/{bot.pk}/").json()
+    assert body["version_count"] == uploaded
+    assert [v["number"] for v in body["versions"]] == list(range(uploaded, 0, -1))[:20]

@@ -57,12 +57,15 @@ class BotDetailApi(GenericAPIView[Bot]):
     def _render(self, request: Request, bot: Bot) -> dict[str, Any]:
         private = selectors.bot_private_visible(user=request.user, bot=bot)
         versions = selectors.bot_version_list(bot=bot)
+        recent = list(versions[:_RECENT_VERSIONS])
+        # Counted only when the recent ones may not be all: most bots have a few versions.
+        count = len(recent) if len(recent) < _RECENT_VERSIONS else versions.count()
         entries = bot_ladder_entries(bot=bot)
         return {
             **BotOutputSerializer(bot).data,
-            "version_count": versions.count(),
+            "version_count": count,
             "versions": BotVersionOutputSerializer(
-                versions[:_RECENT_VERSIONS], many=True, context={"private": private}
+                recent, many=True, context={"private": private}
             ).data,
             "ladder_entries": BotLadderEntryOutputSerializer(entries, many=True).data,
         }

@@ -54,11 +54,14 @@ SEAT_VALUES = (
 )
 
 
-def seat_values(*, match_ids: Sequence[Any]) -> dict[Any, list[dict[str, Any]]]:
-    """The seats of these matches, in seat order, as `SEAT_VALUES` dicts by match id."""
+def seat_values(
+    *, match_ids: Sequence[Any], extra: Sequence[str] = ()
+) -> dict[Any, list[dict[str, Any]]]:
+    """The seats of these matches, in seat order, as `SEAT_VALUES` dicts by match id
+    (with the `extra` columns too, e.g. what the site needs to link a seat's bot)."""
     found: dict[Any, list[dict[str, Any]]] = {match_id: [] for match_id in match_ids}
     seats = MatchSeat.objects.filter(match_id__in=list(found)).order_by("match_id", "seat")
-    for row in seats.values(*SEAT_VALUES):
+    for row in seats.values(*SEAT_VALUES, *extra):
         found[row["match_id"]].append(row)
     return found
 
@@ -72,12 +75,26 @@ def match_list_page() -> QuerySet[Match]:
     )
 
 
+# What a table of matches on the site shows of each (site/templatetags/match_table.py).
+MATCH_ROW_FIELDS = (
+    "kind",
+    "status",
+    "finished_at",
+    "tournament_id",
+    "tournament_round",
+    "ladder__slug",
+)
+
+
 def bot_match_list_page(*, bot_id: int) -> QuerySet[Match]:
-    """`match_list_page` of the matches this bot held a seat in, as `MatchFilter`'s `bot`
-    filters them (one semi-join, never a match twice), without building a FilterSet:
-    its form and filters are deep-copied for each one, a tenth of a bot page's CPU."""
+    """The matches this bot held a seat in, newest first, as `MatchFilter`'s `bot` filters
+    them (one semi-join, never a match twice), without building a FilterSet: its form
+    and filters are deep-copied for each one, a tenth of a bot page's CPU. Only
+    `MATCH_ROW_FIELDS` are loaded (and the ladder's slug): the rest of a match (its
+    options parsed from JSON, its seed, its replay) was read into every row and never shown."""
     seated = MatchSeat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=bot_id)
-    return match_list_page().filter(Exists(seated))
+    rows = Match.objects.select_related("ladder").only(*MATCH_ROW_FIELDS)
+    return rows.filter(Exists(seated)).order_by("-created_at")
 
 
 # The columns of a match list row (`apis.match_row_output` renders them): read as plain

@@ -47,8 +47,10 @@ class MatchRow:
     def seat_of(self, bot_id: int) -> SeatRow | None:
         return next((s for s in self.seats if s.bot_id == bot_id), None)
 
-    def opponents_of(self, bot_id: int) -> list[SeatRow]:
-        return [s for s in self.seats if s.bot_id != bot_id]
+
+def opponents_of(seats: Sequence[SeatRow], bot_id: int) -> list[SeatRow]:
+    """The seats of a match but the bot's own."""
+    return [s for s in seats if s.bot_id != bot_id]
 
 
 def bot_page_visible(*, user: AnyUser, bot: Bot) -> bool:
@@ -56,10 +58,15 @@ def bot_page_visible(*, user: AnyUser, bot: Bot) -> bool:
     return bot.active_version_id is not None or bot_private_visible(user=user, bot=bot)
 
 
-def bots_visible(*, user: AnyUser, bot_ids: Iterable[int]) -> set[int]:
-    """Which of these bots' pages the reader may open (one query)."""
+def bots_visible(
+    *, user: AnyUser, bot_ids: Iterable[int], public: set[int] | None = None
+) -> set[int]:
+    """Which of these bots' pages the reader may open (one query at most; none when
+    `public`, the ids of those with an active version, is known and the reader is not
+    signed in)."""
     ids = set(bot_ids)
-    public = set(bot_list(active=True).filter(pk__in=ids).values_list("pk", flat=True))
+    if public is None:
+        public = set(bot_list(active=True).filter(pk__in=ids).values_list("pk", flat=True))
     hidden = ids - public
     if hidden and user.is_authenticated:
         if user.is_staff:
@@ -87,12 +94,29 @@ def _seat_row(row: dict[str, Any], visible: set[int]) -> SeatRow:
     )
 
 
+# Read with the seats: whether the seat's bot is public (`bot_page_visible`), so that
+# `bots_visible` needs no query of its own for a reader who is not signed in.
+_ACTIVE = "bot_version__bot__active_version_id"
+
+
+SeatsById = dict[Any, list[SeatRow]]  # a match's seats by its id
+
+
+def seat_rows(*, user: AnyUser, match_ids: Sequence[Any]) -> SeatsById:
+    """The seats of these matches by match id, in seat order (one query for a reader who
+    is not signed in, two at most otherwise)."""
+    seats = seat_values(match_ids=match_ids, extra=(_ACTIVE,))
+    rows = [row for found in seats.values() for row in found]
+    public = {row["bot_version__bot_id"] for row in rows if row[_ACTIVE] is not None}
+    bot_ids = {row["bot_version__bot_id"] for row in rows}
+    visible = bots_visible(user=user, bot_ids=bot_ids, public=public)
+    return {match_id: [_seat_row(r, visible) for r in found] for match_id, found in seats.items()}
+
+
 def match_rows(*, user: AnyUser, matches: Sequence[Match]) -> list[MatchRow]:
-    """The matches with their seats, in the order given (three queries in all)."""
-    seats = seat_values(match_ids=[m.pk for m in matches])
-    bot_ids = {row["bot_version__bot_id"] for rows in seats.values() for row in rows}
-    visible = bots_visible(user=user, bot_ids=bot_ids)
-    return [MatchRow(m, [_seat_row(r, visible) for r in seats[m.pk]]) for m in matches]
+    """The matches with their seats, in the order given (`seat_rows`)."""
+    seats = seat_rows(user=user, match_ids=[m.pk for m in matches])
+    return [MatchRow(m, seats[m.pk]) for m in matches]
 
 
 def page_get(items: QuerySet[T] | Sequence[T], *, number: int, per_page: int) -> Page[T]:

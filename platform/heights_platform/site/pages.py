@@ -14,6 +14,7 @@ from heights_platform.bots import selectors as bots
 from heights_platform.bots.models import Bot
 from heights_platform.common.errors import ApiError
 from heights_platform.ladders import selectors as ladders
+from heights_platform.ladders.models import LadderEntry
 from heights_platform.matches.models import Match
 from heights_platform.matches.selectors import (
     MatchFilter,
@@ -24,7 +25,16 @@ from heights_platform.matches.selectors import (
 from heights_platform.replays.selectors import replay_list_page
 from heights_platform.site.bot_page import cached_bot_page, public_reader
 from heights_platform.site.charts import MAX_BOTS_CHARTED, MAX_POINTS, bot_charts, ladder_chart
-from heights_platform.site.listing import bot_page_visible, bots_visible, match_rows, page_get
+from heights_platform.site.listing import (
+    MatchRow,
+    SeatsById,
+    bot_page_visible,
+    bots_visible,
+    match_rows,
+    opponents_of,
+    page_get,
+    seat_rows,
+)
 from heights_platform.site.params import PAGE, Choice, page_of, query_read
 from heights_platform.site.rendering import page, page_view
 from heights_platform.tournaments import selectors as tournaments
@@ -75,26 +85,22 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return page(request, "ladder.html", context)
 
 
-def _ladder_histories(request: HttpRequest, bot: Bot) -> list[dict[str, object]]:
+def _ladder_histories(
+    bot: Bot, windows: list[tuple[LadderEntry, ladders.RatingWindow]], seats: SeatsById
+) -> list[dict[str, object]]:
     """Per ladder: the entry, its charts, and its latest rating changes with opponents."""
     found: list[dict[str, object]] = []
-    for n, entry in enumerate(ladders.bot_ladder_entries(bot=bot), start=1):
-        # The charts' numbers as plain values, the table's rows as objects: a bot with
-        # hundreds of matches would otherwise build two model objects for each of them.
-        points = ladders.rating_points(entry=entry, last=MAX_POINTS)
-        latest = ladders.rating_history_latest(entry=entry, last=HISTORY_ROWS)
-        rows = match_rows(user=request.user, matches=[c.match for c in latest])
+    for n, (entry, window) in enumerate(windows, start=1):
         found.append(
             {
                 "entry": entry,
-                "charts": bot_charts(changes=points),
+                "charts": bot_charts(changes=window.points),
                 "elo_id": f"elo-{n}",  # the ids of the charts' data in the page
                 "skill_id": f"skill-{n}",
                 "changes": [
-                    (change, row.opponents_of(bot.pk))
-                    for change, row in zip(latest, rows, strict=True)
+                    (row, opponents_of(seats[row.match_id], bot.pk)) for row in window.rows
                 ],
-                "count": ladders.rating_count(entry=entry),
+                "count": window.total,
             }
         )
     return found
@@ -117,13 +123,22 @@ def _bot_page(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
         raise ApiError("not_found", "no such bot")  # not yet public: as if it did not exist
     played = bot_match_list_page(bot_id=bot.pk)
     matches = page_get(played, number=number, per_page=MATCHES_PAGE)
+    windows = [
+        (entry, ladders.rating_window(entry=entry, points=MAX_POINTS, rows=HISTORY_ROWS))
+        for entry in ladders.bot_ladder_entries(bot=bot)
+    ]
+    listed = list(matches)
+    # The seats of every match the page shows (its rating histories' and its page of
+    # matches'), read at once.
+    shown = [row.match_id for _, window in windows for row in window.rows]
+    seats = seat_rows(user=request.user, match_ids=shown + [m.pk for m in listed])
     context = {
         "bot": bot,
         "private": bots.bot_private_visible(user=request.user, bot=bot),
         "versions": bots.bot_version_list(bot=bot)[:20],
-        "ladders": _ladder_histories(request, bot),
+        "ladders": _ladder_histories(bot, windows, seats),
         "matches": matches,
-        "match_rows": match_rows(user=request.user, matches=list(matches)),
+        "match_rows": [MatchRow(m, seats[m.pk]) for m in listed],
     }
     return page(request, "bot.html", context)
 

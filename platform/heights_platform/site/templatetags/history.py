@@ -18,7 +18,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from heights_platform.ladders.models import RatingChange
+from heights_platform.ladders.selectors import HistoryRow
 from heights_platform.site.listing import SeatRow
 from heights_platform.site.numbers import fixed
 from heights_platform.site.templatetags.seats import seat_list
@@ -27,7 +27,7 @@ register = template.Library()
 
 
 @register.simple_tag
-def rating_rows(changes: Sequence[tuple[RatingChange, Sequence[SeatRow]]]) -> SafeString:
+def rating_rows(changes: Sequence[tuple[HistoryRow, Sequence[SeatRow]]]) -> SafeString:
     if not changes:
         return mark_safe('<tr><td colspan="6" class="muted">No rated matches yet.</td></tr>')
     # Every value from a user went through escape() (here or in seat_list); the rest are
@@ -35,8 +35,8 @@ def rating_rows(changes: Sequence[tuple[RatingChange, Sequence[SeatRow]]]) -> Sa
     return mark_safe("".join(_row(change, opponents) for change, opponents in changes))
 
 
-def _row(c: RatingChange, opponents: Sequence[SeatRow]) -> str:
-    finished = c.match.finished_at
+def _row(c: HistoryRow, opponents: Sequence[SeatRow]) -> str:
+    finished = c.finished_at
     # As `|date:"Y-m-d H:i"|default:"match"`: the time in the site's zone.
     when = timezone.localtime(finished).strftime("%Y-%m-%d %H:%M") if finished else "match"
     href = f"{_match_prefix(get_script_prefix())}{c.match_id}/"

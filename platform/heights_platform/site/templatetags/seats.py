@@ -22,14 +22,15 @@ register = template.Library()
 
 
 @register.simple_tag
-def seat_list(seats: Sequence[SeatRow], highlight: int | None = None) -> SafeString:
-    items = "".join(_seat(s, highlight) for s in seats)
+def seat_list(seats: Sequence[SeatRow], highlight: object = None) -> SafeString:
+    prefix = get_script_prefix()  # a thread-local read: once a match, not once a seat
+    items = "".join(_seat(s, highlight, prefix) for s in seats)
     # Every value from a user (names, forfeit details) went through escape() in _seat;
     # the rest are integers and our own markup.
     return mark_safe(f'<ol class="seat-list">{items}</ol>')
 
 
-def _seat(s: SeatRow, highlight: int | None) -> str:
+def _seat(s: SeatRow, highlight: object, prefix: str) -> str:
     # html.escape, not format_html: the same escaping (Django's escape is html.escape),
     # without a lazy-string check and a SafeString per value, ~70 seats a bot page.
     name = escape(f"{s.owner}/{s.bot_name}")
@@ -37,7 +38,7 @@ def _seat(s: SeatRow, highlight: int | None) -> str:
     if s.rank:
         parts.append(f'<span class="rank">#{int(s.rank)}</span>')
     if s.linked:
-        href = _bot_href(get_script_prefix(), s.bot_id)
+        href = _bot_href(prefix, s.bot_id)
         parts.append(f'<a href="{href}">{name}</a>')
     else:
         parts.append(name)
