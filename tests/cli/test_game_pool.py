@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from heights_cli.game_pool import DEFAULT_BUDGET, GamePool, table_budget
-from heights_cli.ladder_sim_cmd import budget, reduced, register
+from heights_cli.ladder_sim_cmd import register
 from heights_cli.main import main
 from heights_cli.pool_file import PoolFileError, code_version, read_pool
+from heights_cli.pool_options import budget, reduced
 
 LADDER = ["ladder-sim", "--kinds", "random,noisy-greedy-50,greedy", "--copies", "2"]
 LADDER += ["--games-per-bot", "4", "--reps", "2", "--budget", "2", "--json"]

@@ -25,10 +25,9 @@ import json
 import statistics
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from heights_cli.game_pool import DEFAULT_BUDGET, MCTS_ITERATIONS, MCTS_SECONDS, SEARCH_ITERATIONS
+from heights_cli import pool_options
 from heights_cli.ladder_sim import (
     MATCHMAKING,
     ORDERS,
@@ -38,12 +37,10 @@ from heights_cli.ladder_sim import (
     population,
     run_ladders,
 )
-from heights_cli.pool_file import PoolFileError
 from heights_cli.progress import ProgressBar
 from heights_cli.ranking_population import CHEAP_KINDS, GamePool, measure_pair, strength
-from heights_rules import DEFAULT_CATALOGUE
 
-MAX_COPIES, MAX_GAMES_PER_BOT, MAX_REPS, MAX_JOBS = 16, 2000, 100, 64
+MAX_COPIES, MAX_GAMES_PER_BOT, MAX_REPS = 16, 2000, 100
 
 
 def register(commands: Any) -> None:
@@ -64,28 +61,7 @@ def register(commands: Any) -> None:
     p.add_argument("--budget", type=int, default=30, help="games per bot for the fixed-budget tau")
     p.add_argument("--chart", default="", help="write a PNG chart of tau against games per bot")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--pool", type=Path, help="a JSONL file of played games, read and extended")
-    p.add_argument("--jobs", type=int, default=1, help="processes playing games (1-64)")
-    p.add_argument("--catalogue", default=DEFAULT_CATALOGUE)
-    p.add_argument(
-        "--search-iterations",
-        type=int,
-        default=SEARCH_ITERATIONS,
-        help=f"search's simulations per decision (default {SEARCH_ITERATIONS})",
-    )
-    p.add_argument(
-        "--mcts-seconds",
-        type=float,
-        default=MCTS_SECONDS,
-        help=f"mcts's CPU seconds per searched decision (default {MCTS_SECONDS}; 0: no clock, "
-        "--mcts-iterations only, so deterministic)",
-    )
-    p.add_argument(
-        "--mcts-iterations",
-        type=int,
-        default=MCTS_ITERATIONS,
-        help=f"the most simulations mcts makes per decision (default {MCTS_ITERATIONS})",
-    )
+    pool_options.add_arguments(p)
     p.add_argument(
         "--measure-order",
         type=int,
@@ -110,45 +86,20 @@ def _check(args: argparse.Namespace) -> str | None:
         ("--games-per-bot", args.games_per_bot, MAX_GAMES_PER_BOT),
         ("--reps", args.reps, MAX_REPS),
         ("--in-flight", args.in_flight, 64),
-        ("--jobs", args.jobs, MAX_JOBS),
-        ("--search-iterations", args.search_iterations, 100_000),
-        ("--mcts-iterations", args.mcts_iterations, 1_000_000),
     ):
         if not 1 <= value <= top:
             return f"{name} must be between 1 and {top}, got {value}"
     if len(kinds) * args.copies < args.players * args.in_flight:
         return "too few bots to fill --in-flight tables of --players"
-    if not 0 <= args.mcts_seconds <= 60:
-        return f"--mcts-seconds must be between 0 and 60, got {args.mcts_seconds}"
     unknown = set(args.matchmaking.split(",")) - set(MATCHMAKING)
     if unknown:
         return f"unknown --matchmaking {sorted(unknown)}; policies: {', '.join(MATCHMAKING)}"
-    return None
+    return pool_options.check(args)
 
 
 def configs(args: argparse.Namespace) -> list[LadderConfig]:
     duplicates = {"both": (False, True), "on": (True,), "off": (False,)}[args.duplicate]
     return [LadderConfig(m, d) for m in args.matchmaking.split(",") for d in duplicates]
-
-
-def budget(args: argparse.Namespace) -> dict[str, Any]:
-    """The searching kinds' budgets; mcts on the CPU-time clock."""
-    return {
-        **DEFAULT_BUDGET,
-        "iterations": args.search_iterations,
-        "mcts_seconds": args.mcts_seconds or None,
-        "mcts_iterations": args.mcts_iterations,
-    }
-
-
-def reduced(kinds: Sequence[str], knobs: dict[str, Any]) -> list[str]:
-    """The kinds playing below their default budget (weaker than the measured kind)."""
-    below = {
-        "search": knobs["iterations"] < SEARCH_ITERATIONS,
-        "mcts": (knobs["mcts_seconds"] or float("inf")) < MCTS_SECONDS
-        or knobs["mcts_iterations"] < MCTS_ITERATIONS,
-    }
-    return [kind for kind in kinds if below.get(kind, False)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,17 +108,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"heights ladder-sim: {problem}", file=sys.stderr)
         return 2
     kinds = args.kinds.split(",")
-    knobs = budget(args)
-    try:
-        pool = GamePool(
-            players=args.players,
-            budget=knobs,
-            catalogue=args.catalogue,
-            path=args.pool,
-            jobs=args.jobs,
-        )
-    except (PoolFileError, OSError) as error:
-        print(f"heights ladder-sim: --pool {args.pool}: {error}", file=sys.stderr)
+    pool = pool_options.open_pool(args, "ladder-sim")
+    if pool is None:
         return 2
     with pool:
         if args.measure_order:
@@ -181,13 +123,7 @@ def run(args: argparse.Namespace) -> int:
         "reps": args.reps,
         "seed": args.seed,
         "in_flight": args.in_flight,
-        "catalogue": args.catalogue,
-        "budget": dict(knobs),
-        "reduced_budget_kinds": reduced(kinds, knobs),
-        "games_played": pool.played,
-        "games_from_pool_file": pool.loaded,
-        "games_rated": pool.asked,
-        "cpu_by_heaviest_kind": pool.cpu_report(),
+        **pool_options.pool_setup(pool, kinds),
     }
     if args.chart:
         from heights_cli.ladder_sim_chart import draw
@@ -240,7 +176,7 @@ def _measure_order(kinds: list[str], pool: GamePool, pairs: int, seed: int) -> i
         "strength": ordered,
         "pairs": results,
         "budget": pool.budget,
-        "reduced_budget_kinds": reduced(ordered, pool.budget),
+        "reduced_budget_kinds": pool_options.reduced(ordered, pool.budget),
         "cpu_by_heaviest_kind": pool.cpu_report(),
     }
     print(json.dumps(report, indent=2))
@@ -309,13 +245,9 @@ def format_table(report: dict[str, Any]) -> str:
             f"{setup['copies']} x {len(setup['kinds'])} kinds, {setup['players']} players, "
             f"{setup['reps']} reps"
         )
-        if setup.get("reduced_budget_kinds"):
-            knobs = setup["budget"]
-            lines.append(
-                f"reduced budgets (weaker than the default kinds): search "
-                f"{knobs['iterations']} simulations, mcts {knobs['mcts_seconds']} s CPU / "
-                f"{knobs['mcts_iterations']} simulations a decision"
-            )
+        line = pool_options.budget_line(setup)
+        if line:
+            lines.append(line)
     return "\n".join(lines)
 
 
