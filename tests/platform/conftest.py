@@ -7,15 +7,19 @@ Helpers build objects through the same services the API uses where those exist; 
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import redis
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
+from tests.platform.real_redis import TEST_REDIS_URL
 from tests.platform.site_world import site_world_create
 
 from heights_platform.bots.models import Bot
+from heights_platform.common.redis_cache import RedisCache
 from heights_platform.ladders.models import Ladder
 from heights_platform.matches.models import Match
 
@@ -27,6 +31,22 @@ if TYPE_CHECKING:
     from heights_runner.contract import MatchResult
 
 _counter = itertools.count(1)
+
+
+@pytest.fixture
+def redis_backend() -> Iterator[RedisCache]:
+    """The platform's Redis cache backend on the tests' real Redis, under a key prefix of
+    its own, whose keys are deleted afterwards; skipped without a Redis."""
+    try:
+        redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=1).ping()
+    except redis.RedisError:
+        pytest.skip(f"no Redis at {TEST_REDIS_URL}")
+    backend = RedisCache(TEST_REDIS_URL, {"KEY_PREFIX": f"test-{uuid.uuid4().hex}"})
+    yield backend
+    client = redis.Redis.from_url(TEST_REDIS_URL)
+    for key in client.scan_iter(match=f"{backend.key_prefix}*"):
+        client.delete(key)
+    client.close()
 
 
 @pytest.fixture(autouse=True)

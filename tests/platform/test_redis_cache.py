@@ -6,27 +6,13 @@ from __future__ import annotations
 
 import os
 import threading
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
+from tests.platform.real_redis import TEST_REDIS_URL
 
 from heights_platform.common.redis_cache import RedisCache
-
-REDIS_URL = os.environ.get("HEIGHTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-@pytest.fixture
-def backend() -> Iterator[RedisCache]:
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
-    except redis.RedisError:
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    cache = RedisCache(REDIS_URL, {"KEY_PREFIX": f"test-{uuid.uuid4().hex}"})
-    yield cache
-    cache.delete_many(["a", "b", "page"])
 
 
 @pytest.fixture
@@ -43,25 +29,25 @@ def clients_built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return built
 
 
-def test_operations_share_one_client(backend: RedisCache, clients_built: list[int]) -> None:
-    backend.set("a", b"bytes of a page", 60)
-    backend.set("b", 41, 60)
-    assert backend.get("a") == b"bytes of a page"
-    assert backend.incr("b") == 42
-    assert backend.get("missing", "default") == "default"
-    backend.delete("a")
-    assert backend.get("a") is None
+def test_operations_share_one_client(redis_backend: RedisCache, clients_built: list[int]) -> None:
+    redis_backend.set("a", b"bytes of a page", 60)
+    redis_backend.set("b", 41, 60)
+    assert redis_backend.get("a") == b"bytes of a page"
+    assert redis_backend.incr("b") == 42
+    assert redis_backend.get("missing", "default") == "default"
+    redis_backend.delete("a")
+    assert redis_backend.get("a") is None
     assert len(clients_built) == 1  # Django's own backend builds one per operation: 7
 
 
-def test_threads_share_the_client_safely(backend: RedisCache) -> None:
+def test_threads_share_the_client_safely(redis_backend: RedisCache) -> None:
     failures: list[BaseException] = []
 
     def work(n: int) -> None:
         try:
             for i in range(50):
-                backend.set("page", f"{n}:{i}".encode(), 60)
-                assert backend.get("page") is not None
+                redis_backend.set("page", f"{n}:{i}".encode(), 60)
+                assert redis_backend.get("page") is not None
         except BaseException as err:  # reported below, in the test's thread
             failures.append(err)
 
@@ -79,7 +65,7 @@ def test_the_settings_use_it_when_redis_is_configured() -> None:
     import heights_platform.settings as settings_module
 
     previous = os.environ.get("HEIGHTS_PLATFORM_REDIS_URL")
-    os.environ["HEIGHTS_PLATFORM_REDIS_URL"] = REDIS_URL
+    os.environ["HEIGHTS_PLATFORM_REDIS_URL"] = TEST_REDIS_URL
     try:
         reloaded = importlib.reload(settings_module)
         backend = reloaded.CACHES["default"]["BACKEND"]

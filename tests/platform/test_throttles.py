@@ -6,11 +6,10 @@ the rate held under concurrent requests, and one command a request."""
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 from rest_framework.throttling import SimpleRateThrottle
+from tests.platform.real_redis import TEST_REDIS_URL
 
 from heights_platform.common.redis_cache import RedisCache
 from heights_platform.common.throttles import (
@@ -29,8 +29,6 @@ from heights_platform.common.throttles import (
     windows_check,
 )
 
-REDIS_URL = os.environ.get("HEIGHTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
 
 @pytest.fixture
 def rates(monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str], None]:
@@ -39,20 +37,6 @@ def rates(monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str], None]:
         monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", table)
 
     return set_rates
-
-
-@pytest.fixture
-def redis_cache() -> Iterator[RedisCache]:
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
-    except redis.RedisError:
-        pytest.skip(f"no Redis at {REDIS_URL}")
-    backend = RedisCache(REDIS_URL, {"KEY_PREFIX": f"test-{uuid.uuid4().hex}"})
-    yield backend
-    client = redis.Redis.from_url(REDIS_URL)
-    for key in client.scan_iter(match=f"{backend.key_prefix}*"):
-        client.delete(key)
-    client.close()
 
 
 def test_anonymous_readers_are_held_to_the_anon_rate(
@@ -136,7 +120,7 @@ def _request_times(rng: random.Random, count: int, seconds: int) -> list[float]:
 
 @pytest.mark.parametrize(("limit", "seconds"), [(1, 1), (3, 1), (5, 60), (0, 60)])
 def test_the_verdicts_and_waits_are_drfs_on_both_caches(
-    redis_cache: RedisCache, limit: int, seconds: int
+    redis_backend: RedisCache, limit: int, seconds: int
 ) -> None:
     rng = random.Random(limit * 100 + seconds)
     for _ in range(5):
@@ -144,25 +128,25 @@ def test_the_verdicts_and_waits_are_drfs_on_both_caches(
         expected = _drf_verdicts(times, limit, seconds)
         assert any(allowed for allowed, _ in expected) == (limit > 0)
         assert _ours(times, limit, seconds, LocMemCache(uuid.uuid4().hex, {})) == expected
-        assert _ours(times, limit, seconds, redis_cache) == expected
+        assert _ours(times, limit, seconds, redis_backend) == expected
 
 
-def test_windows_are_checked_apart_in_one_call(redis_cache: RedisCache) -> None:
+def test_windows_are_checked_apart_in_one_call(redis_backend: RedisCache) -> None:
     tight, loose = Window("tight", 1, 60), Window("loose", 10, 60)
     now = 1_700_000_000.0
-    assert windows_check([tight, loose], now, redis_cache) == [
+    assert windows_check([tight, loose], now, redis_backend) == [
         Verdict(True, 0, None),
         Verdict(True, 0, None),
     ]
     # Refused by one, the request still counts in the other (as DRF's two classes do).
-    assert windows_check([tight, loose], now + 1, redis_cache) == [
+    assert windows_check([tight, loose], now + 1, redis_backend) == [
         Verdict(False, 1, now),
         Verdict(True, 1, now),
     ]
-    assert windows_check([loose], now + 2, redis_cache) == [Verdict(True, 2, now)]
+    assert windows_check([loose], now + 2, redis_backend) == [Verdict(True, 2, now)]
 
 
-def test_concurrent_requests_get_exactly_the_rate(redis_cache: RedisCache) -> None:
+def test_concurrent_requests_get_exactly_the_rate(redis_backend: RedisCache) -> None:
     """Eight threads at once against a limit of 25: a read-then-write history (DRF's) lets
     requests through on top of the limit when two read the same list; the script none."""
     window = Window(f"busy-{uuid.uuid4().hex}", 25, 60)
@@ -173,7 +157,7 @@ def test_concurrent_requests_get_exactly_the_rate(redis_cache: RedisCache) -> No
     def work() -> None:
         start.wait()
         for i in range(20):
-            (verdict,) = windows_check([window], 1_700_000_000.0 + i / 1000, redis_cache)
+            (verdict,) = windows_check([window], 1_700_000_000.0 + i / 1000, redis_backend)
             with lock:
                 allowed.append(verdict.allowed)
 
@@ -187,7 +171,7 @@ def test_concurrent_requests_get_exactly_the_rate(redis_cache: RedisCache) -> No
 
 
 def test_a_request_is_one_command_to_redis(
-    redis_cache: RedisCache,
+    redis_backend: RedisCache,
     rates: Callable[[str, str], None],
     monkeypatch: pytest.MonkeyPatch,
     settings: Any,
@@ -203,7 +187,7 @@ def test_a_request_is_one_command_to_redis(
     monkeypatch.setattr(redis.Redis, "execute_command", counting)
     # The configured cache, as the settings name it when HEIGHTS_PLATFORM_REDIS_URL is set.
     backend = {"BACKEND": "heights_platform.common.redis_cache.RedisCache"}
-    location = {"LOCATION": REDIS_URL, "KEY_PREFIX": redis_cache.key_prefix}
+    location = {"LOCATION": TEST_REDIS_URL, "KEY_PREFIX": redis_backend.key_prefix}
     settings.CACHES = {"default": {**backend, **location}}
     throttle = ClientRateThrottle()
     answers = []
