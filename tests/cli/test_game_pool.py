@@ -13,7 +13,7 @@ from heights_cli.game_pool import DEFAULT_BUDGET, GamePool, table_budget
 from heights_cli.ladder_sim_cmd import register
 from heights_cli.main import main
 from heights_cli.pool_file import PoolFileError, code_version, read_pool
-from heights_cli.pool_options import budget, reduced
+from heights_cli.pool_options import budget, budget_line, reduced
 
 LADDER = ["ladder-sim", "--kinds", "random,noisy-greedy-50,greedy", "--copies", "2"]
 LADDER += ["--games-per-bot", "4", "--reps", "2", "--budget", "2", "--json"]
@@ -166,6 +166,22 @@ def test_reduced_budgets_are_named() -> None:
     assert reduced(["greedy", "search", "mcts"], cheaper) == ["search", "mcts"]
     assert cheaper["mcts_clock"] == "cpu"
     assert budget(_args("--mcts-seconds", "0"))["mcts_seconds"] is None  # iterations only
+
+
+def test_the_reduced_budget_line_says_what_mcts_counts() -> None:
+    def line(*extra: str) -> str | None:
+        knobs = budget(_args(*extra))
+        return budget_line({"budget": knobs, "reduced_budget_kinds": reduced(["mcts"], knobs)})
+
+    assert line() is None
+    assert line("--mcts-seconds", "0.02") == (
+        "reduced budgets (weaker than the default kinds): search 24 simulations, "
+        "mcts 0.02 s CPU / 5000 simulations a decision"
+    )
+    assert line("--mcts-seconds", "0", "--mcts-iterations", "50") == (
+        "reduced budgets (weaker than the default kinds): search 24 simulations, "
+        "mcts no clock / 50 simulations a decision"
+    )
 
 
 def _args(*extra: str) -> argparse.Namespace:

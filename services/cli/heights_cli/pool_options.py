@@ -130,8 +130,10 @@ def budget_line(setup: dict[str, Any]) -> str | None:
     if not setup.get("reduced_budget_kinds"):
         return None
     knobs = setup["budget"]
+    # mcts_seconds is None for --mcts-seconds 0: no clock, the simulation count alone.
+    clock = f"{knobs['mcts_seconds']} s CPU" if knobs["mcts_seconds"] else "no clock"
     return (
         f"reduced budgets (weaker than the default kinds): search "
-        f"{knobs['iterations']} simulations, mcts {knobs['mcts_seconds']} s CPU / "
+        f"{knobs['iterations']} simulations, mcts {clock} / "
         f"{knobs['mcts_iterations']} simulations a decision"
     )
