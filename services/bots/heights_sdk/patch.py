@@ -80,29 +80,19 @@ def _copy(value: Any) -> Any:
 def _child(parent: Any, key: str, copied: set[int]) -> Any:
     """The container at `key`, copied first unless this patch already made it."""
     slot: Any
-    if type(parent) is dict:  # json's own dict, the common case: checked first
-        child = parent.get(key, _MISSING)
+    if isinstance(parent, dict):
+        child = parent.get(key, _MISSING)  # one look-up, not `in` and then `[]`
         if child is _MISSING:
             raise PatchError(f"no member {key!r}")
-        slot = key
-    elif isinstance(parent, dict):
-        if key not in parent:
-            raise PatchError(f"no member {key!r}")
-        child = parent[key]
         slot = key
     elif isinstance(parent, list):
         slot = _index(parent, key, insert=False)
         child = parent[slot]
     else:
         raise PatchError(f"cannot descend into a {type(parent).__name__} at {key!r}")
-    if id(child) in copied:
+    if id(child) in copied or not isinstance(child, dict | list):
         return child
-    if type(child) is dict or type(child) is list:
-        child = child.copy()
-    elif isinstance(child, dict | list):
-        child = _copy(child)
-    else:
-        return child
+    child = _copy(child)
     parent[slot] = child
     copied.add(id(child))
     return child
