@@ -10,17 +10,16 @@ that page's CPU (loadtests/README.md, "Platform"). Same cells and text as that m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-from uuid import UUID
 
 from django import template
-from django.urls import get_script_prefix, reverse
+from django.urls import get_script_prefix
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from heights_platform.ladders.selectors import HistoryRow
 from heights_platform.site.listing import SeatRow
 from heights_platform.site.numbers import fixed
+from heights_platform.site.route_links import link
 from heights_platform.site.templatetags.seats import seat_list
 
 register = template.Library()
@@ -39,7 +38,7 @@ def _row(c: HistoryRow, opponents: Sequence[SeatRow]) -> str:
     finished = c.finished_at
     # As `|date:"Y-m-d H:i"|default:"match"`: the time in the site's zone.
     when = timezone.localtime(finished).strftime("%Y-%m-%d %H:%M") if finished else "match"
-    href = f"{_match_prefix(get_script_prefix())}{c.match_id}/"
+    href = link(get_script_prefix(), "site-match", c.match_id)
     return (
         f'<tr><td><a href="{href}">{when}</a></td><td>{int(c.rank)}</td>'
         f"<td>{seat_list(opponents)}</td>"
@@ -47,17 +46,3 @@ def _row(c: HistoryRow, opponents: Sequence[SeatRow]) -> str:
         f'<td class="num">{fixed(c.mu_before, 2)} → {fixed(c.mu_after, 2)}</td>'
         f'<td class="num">{fixed(c.sigma_before, 2)} → {fixed(c.sigma_after, 2)}</td></tr>'
     )
-
-
-_SOME_MATCH = UUID(int=0)
-
-
-@lru_cache(maxsize=8)
-def _match_prefix(prefix: str) -> str:
-    """`/matches/` as reverse() writes it under this script prefix: a match's link is it
-    and the id, and reverse() per row was a tenth of the page's CPU."""
-    del prefix  # part of the key only: reverse() reads it itself
-    some = reverse("site-match", args=[_SOME_MATCH])
-    if not some.endswith(f"/{_SOME_MATCH}/"):
-        raise RuntimeError(f"site-match is no longer <prefix><id>/: {some}")
-    return some.removesuffix(f"{_SOME_MATCH}/")

@@ -11,18 +11,16 @@ whitespace between rows included (tests/platform/test_site_match_table.py).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from functools import lru_cache
 from html import escape
-from uuid import UUID
 
 from django import template
-from django.urls import get_script_prefix, reverse
+from django.urls import get_script_prefix
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from heights_platform.site.listing import MatchRow
+from heights_platform.site.route_links import link
 from heights_platform.site.templatetags.seats import seat_list
 
 register = template.Library()
@@ -50,40 +48,13 @@ def _row(row: MatchRow, highlight: object, prefix: str) -> str:
     ladder = match.ladder  # selected with the match where a page lists it
     if ladder is not None:
         slug = ladder.slug
-        kind += f' · <a href="{_link(prefix, "site-ladder", slug)}">{escape(slug)}</a>'
+        kind += f' · <a href="{link(prefix, "site-ladder", slug)}">{escape(slug)}</a>'
     if match.tournament_id:
-        href = _link(prefix, "site-tournament", match.tournament_id)
+        href = link(prefix, "site-tournament", match.tournament_id)
         kind += f' · <a href="{href}">round {match.tournament_round}</a>'
-    href = _link(prefix, "site-match", match.pk)
+    href = link(prefix, "site-match", match.pk)
     return (
         f"\n  <tr>\n    <td>{when}</td>\n    <td>{kind}</td>\n"
         f"    <td>{seat_list(row.seats, highlight)}</td>\n"
         f'    <td><a href="{href}">{escape(str(match.status))}</a></td>\n  </tr>\n  '
     )
-
-
-# A fixed argument for reverse(): every link here is `<path of the route><argument>/`.
-_SOME = {"site-ladder": "some-slug", "site-tournament": "1", "site-match": str(UUID(int=0))}
-
-
-@lru_cache(maxsize=64)
-def _route(prefix: str, name: str) -> str:
-    """The path of route `name` before its argument, as reverse() writes it under this
-    script prefix (the argument that keeps the key honest when mounted under a path)."""
-    del prefix  # part of the key only: reverse() reads it itself
-    some = _SOME[name]
-    path = reverse(name, args=[some])
-    if not path.endswith(f"/{some}/"):
-        raise RuntimeError(f"{name} is no longer <prefix><argument>/: {path}")
-    return path.removesuffix(f"{some}/")
-
-
-_PLAIN = re.compile(r"[-a-zA-Z0-9_]+")
-
-
-def _link(prefix: str, name: str, argument: object) -> str:
-    """`{% url name argument %}` as the template printed it (escaped)."""
-    text = str(argument)
-    if not _PLAIN.fullmatch(text):  # anything reverse() might quote, or refuse: its answer
-        return escape(reverse(name, args=[argument]))
-    return escape(f"{_route(prefix, name)}{text}/")
