@@ -24,9 +24,9 @@ MARKUP = Template(
       <td><a href="{% url 'site-match' change.match_id %}">{{ change.finished_at|date:"Y-m-d H:i"|default:"match" }}</a></td>
       <td>{{ change.rank }}</td>
       <td>{% seat_list opponents %}</td>
-      <td class="num">{{ change.elo_before|floatformat:1 }} → {{ change.elo_after|floatformat:1 }}</td>
-      <td class="num">{{ change.mu_before|floatformat:2 }} → {{ change.mu_after|floatformat:2 }}</td>
-      <td class="num">{{ change.sigma_before|floatformat:2 }} → {{ change.sigma_after|floatformat:2 }}</td>
+      <td class="num">{{ change.rating.elo_before|floatformat:1 }} → {{ change.rating.elo_after|floatformat:1 }}</td>
+      <td class="num">{{ change.rating.mu_before|floatformat:2 }} → {{ change.rating.mu_after|floatformat:2 }}</td>
+      <td class="num">{{ change.rating.sigma_before|floatformat:2 }} → {{ change.rating.sigma_after|floatformat:2 }}</td>
     </tr>
     {% empty %}<tr><td colspan="6" class="muted">No rated matches yet.</td></tr>
     {% endfor %}"""  # noqa: E501

@@ -86,12 +86,7 @@ class HistoryRow(NamedTuple):
     """One rating change as a bot page's history table shows it (site/templatetags/
     history.py): its numbers, the bot's rank, and the match's id and finishing time."""
 
-    elo_before: float
-    elo_after: float
-    mu_before: float
-    mu_after: float
-    sigma_before: float
-    sigma_after: float
+    rating: RatingPoint
     rank: int
     match_id: uuid.UUID
     finished_at: datetime | None
@@ -127,7 +122,7 @@ def rating_window(*, entry: LadderEntry, points: int, rows: int) -> RatingWindow
     numbers = len(RatingPoint._fields)
     return RatingWindow(
         points=[RatingPoint(*row[:numbers]) for row in reversed(found[:points])],
-        rows=[HistoryRow(*row[:-1]) for row in found[:rows]],
+        rows=[HistoryRow(RatingPoint(*row[:numbers]), *row[numbers:-1]) for row in found[:rows]],
         total=found[0][-1] if found else 0,
     )
 

@@ -35,6 +35,7 @@ def rating_rows(changes: Sequence[tuple[HistoryRow, Sequence[SeatRow]]]) -> Safe
 
 
 def _row(c: HistoryRow, opponents: Sequence[SeatRow]) -> str:
+    r = c.rating
     finished = c.finished_at
     # As `|date:"Y-m-d H:i"|default:"match"`: the time in the site's zone.
     when = timezone.localtime(finished).strftime("%Y-%m-%d %H:%M") if finished else "match"
@@ -42,7 +43,7 @@ def _row(c: HistoryRow, opponents: Sequence[SeatRow]) -> str:
     return (
         f'<tr><td><a href="{href}">{when}</a></td><td>{int(c.rank)}</td>'
         f"<td>{seat_list(opponents)}</td>"
-        f'<td class="num">{fixed(c.elo_before, 1)} → {fixed(c.elo_after, 1)}</td>'
-        f'<td class="num">{fixed(c.mu_before, 2)} → {fixed(c.mu_after, 2)}</td>'
-        f'<td class="num">{fixed(c.sigma_before, 2)} → {fixed(c.sigma_after, 2)}</td></tr>'
+        f'<td class="num">{fixed(r.elo_before, 1)} → {fixed(r.elo_after, 1)}</td>'
+        f'<td class="num">{fixed(r.mu_before, 2)} → {fixed(r.mu_after, 2)}</td>'
+        f'<td class="num">{fixed(r.sigma_before, 2)} → {fixed(r.sigma_after, 2)}</td></tr>'
     )
