@@ -111,3 +111,14 @@ def test_snapshots_count_a_live_process_between_them_and_split_off_the_kernels_t
     finally:
         child.kill()
         child.wait()
+
+
+def test_processes_are_found_by_their_command_name() -> None:
+    from heights_cli.cpu_usage import pids_named
+
+    with subprocess.Popen(["sleep", "30"]) as child:
+        try:
+            assert child.pid in pids_named("sleep")
+            assert child.pid not in pids_named("sleeper")
+        finally:
+            child.kill()

@@ -42,6 +42,25 @@ def process_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def _processes() -> dict[int, tuple[str, list[str]]]:
+    """Every live process: its command name and /proc/PID/stat's fields after the name
+    (index 1 is the parent; 11-14 utime, stime, cutime, cstime; 19 the start time)."""
+    found: dict[int, tuple[str, list[str]]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):  # ended between the listing and the read
+                head, tail = Path(entry, "stat").read_text().rsplit(")", 1)
+                found[int(entry.name)] = head.split("(", 1)[1], tail.split()
+    return found
+
+
+def _children(processes: dict[int, tuple[str, list[str]]]) -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for pid, (_, stat) in processes.items():
+        children.setdefault(int(stat[1]), []).append(pid)
+    return children
+
+
 def tree_seconds(roots: list[int]) -> float:
     """CPU seconds the process trees under `roots` used so far, ended children included.
 
@@ -49,23 +68,7 @@ def tree_seconds(roots: list[int]) -> float:
     cutime/cstime once waited for (bubblewrap and the runner wait for theirs), so each
     second is counted once.
     """
-    children: dict[int, list[int]] = {}
-    stats: dict[int, list[str]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                stat = Path(entry, "stat").read_text().rsplit(")", 1)[1].split()
-                stats[int(entry.name)] = stat
-                children.setdefault(int(stat[1]), []).append(int(entry.name))
-    total, todo, seen = 0, list(roots), set()
-    while todo:
-        pid = todo.pop()
-        if pid in seen or pid not in stats:
-            continue
-        seen.add(pid)
-        total += sum(int(v) for v in stats[pid][11:15])  # utime, stime, cutime, cstime
-        todo += children.get(pid, [])
-    return total / os.sysconf("SC_CLK_TCK")
+    return sum(tree_split_seconds(roots, boundary=""))  # no command is named ""
 
 
 def tree_split_seconds(roots: list[int], boundary: str) -> tuple[float, float]:
@@ -73,25 +76,18 @@ def tree_split_seconds(roots: list[int], boundary: str) -> tuple[float, float]:
     root's command name is `boundary` (say `bwrap`: the runner without its bots), and
     everything under such subtrees, ended ones included (their parents waited for them).
     """
-    children: dict[int, list[int]] = {}
-    stats: dict[int, list[str]] = {}
-    names: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                head, tail = Path(entry, "stat").read_text().rsplit(")", 1)
-                pid = int(entry.name)
-                stats[pid], names[pid] = tail.split(), head.split("(", 1)[1]
-                children.setdefault(int(stats[pid][1]), []).append(pid)
+    processes = _processes()
+    children = _children(processes)
     outside = inside = 0
     todo, seen = [(pid, False) for pid in roots], set()
     while todo:
         pid, under = todo.pop()
-        if pid in seen or pid not in stats:
+        if pid in seen or pid not in processes:
             continue
         seen.add(pid)
-        under = under or names[pid] == boundary
-        own, waited = stats[pid][11:13], stats[pid][13:15]
+        name, stat = processes[pid]
+        under = under or name == boundary
+        own, waited = stat[11:13], stat[13:15]
         if under:
             inside += sum(int(v) for v in (*own, *waited))
         else:  # a waited-for child of the runner is an ended sandbox: its bot's time
@@ -103,14 +99,8 @@ def tree_split_seconds(roots: list[int], boundary: str) -> tuple[float, float]:
 
 
 def pids_named(command: str) -> list[int]:
-    """Processes whose command name (/proc/PID/comm) is `command`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if Path(entry, "comm").read_text().strip() == command:
-                    found.append(int(entry.name))
-    return found
+    """Processes whose command name (/proc/PID/comm, as stat shows it) is `command`."""
+    return [pid for pid, (name, _) in _processes().items() if name == command]
 
 
 def children_seconds() -> float:
@@ -134,13 +124,9 @@ class ProcessTimes:
     @classmethod
     def now(cls) -> ProcessTimes:
         ticks, parents, names = {}, {}, {}
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    head, tail = Path(entry, "stat").read_text().rsplit(")", 1)
-                    stat, pid = tail.split(), int(entry.name)
-                    ticks[pid, int(stat[19])] = int(stat[11]) + int(stat[12])  # utime, stime
-                    parents[pid], names[pid] = int(stat[1]), head.split("(", 1)[1]
+        for pid, (name, stat) in _processes().items():
+            ticks[pid, int(stat[19])] = int(stat[11]) + int(stat[12])  # utime, stime
+            parents[pid], names[pid] = int(stat[1]), name
         return cls(ticks, parents, names)
 
     def descendants(self, roots: list[int]) -> set[int]:
