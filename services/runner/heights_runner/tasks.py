@@ -8,7 +8,7 @@ import time
 from functools import cache
 from typing import Any
 
-from celery.signals import worker_process_shutdown
+from celery.signals import worker_process_init, worker_process_shutdown
 from kombu.exceptions import OperationalError
 
 from heights_runner.celery_app import app
@@ -35,6 +35,7 @@ from heights_runner.metrics import (
     SEAT_THINK_SECONDS,
     process_ended,
 )
+from heights_runner.sandbox import cgroups
 from heights_runner.settings import RunnerSettings
 
 log = logging.getLogger("heights.runner")
@@ -48,6 +49,18 @@ BROKER_ERRORS = (OperationalError, OSError)
 @worker_process_shutdown.connect
 def _child_exits(pid: int, **_: Any) -> None:
     process_ended(pid)  # its matches-in-progress gauge no longer counts
+
+
+@worker_process_init.connect
+def _sweep_dead_runners(**_: Any) -> None:
+    """A new pool process removes what dead ones left (sandbox.cgroups.sweep).
+
+    The worker's main process probed the sandbox, and swept, before forking its pool, so
+    a pool process inherits that probe and never sweeps by itself; but a pool process is
+    replaced exactly when one has died (a hard time limit, the OOM killer), mid-match.
+    """
+    if swept := cgroups.sweep():
+        log.info("removed %d bot cgroups left by a runner process that died", swept)
 
 
 @cache

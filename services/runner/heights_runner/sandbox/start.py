@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from heights_runner.sandbox import bwrap, cgroups, seccomp
+from heights_runner.sandbox import bwrap, cgroups, lifetime, seccomp
 from heights_runner.sandbox.cgroups import BotCgroup
 from heights_runner.sandbox.limits import Limits, SandboxUnavailable
 from heights_runner.sandbox.probe import Capabilities, probe
@@ -45,6 +45,8 @@ def _preexec(
     drop_uid: bool,
     installer: seccomp.Installer | None,
 ) -> Callable[[], None]:
+    tie_to_runner = lifetime.parent_death_kill()
+
     def run() -> None:
         # Cgroups first, while still root; the soft CPU limit sends SIGXCPU, the hard one
         # SIGKILL a second later, for a bot that ignores SIGXCPU.
@@ -56,6 +58,7 @@ def _preexec(
             os.setgroups([])
             os.setgid(_NOBODY)
             os.setuid(_NOBODY)
+        tie_to_runner()  # after setuid, which would clear it
         if installer is not None:
             installer.install()
 
