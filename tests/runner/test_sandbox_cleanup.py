@@ -10,6 +10,7 @@ bot's cgroup directories, which `cgroups.sweep()` (what a starting runner runs) 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import signal
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from heights_runner.sandbox import Limits, cgroups, probe, python_binds, start_bot
+from heights_runner.sandbox import start as start_module
 from heights_runner.sandbox.cgroups import Owner
 
 pytestmark = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not usable here")
@@ -63,6 +65,31 @@ def _bot_folder(tmp_path: Path, source: str) -> Path:
     folder.mkdir()
     (folder / "main.py").write_text(source)
     return folder
+
+
+def test_close_cut_short_by_an_exception_still_ends_the_bot(tmp_path: Path) -> None:
+    """A Celery soft time limit (here SIGALRM) raised into close() while it waits."""
+    marker = f"cleanup-marker-{uuid.uuid4().hex}"
+    exe, binds = python_binds()
+    argv = [exe, "-u", "/bot/main.py", marker]
+    bot = start_bot(_bot_folder(tmp_path, STUBBORN), argv, ro_binds=binds)
+    dirs = list(bot._cgroup.dirs) if bot._cgroup else []
+    assert bot.receive(10) == "ready"
+
+    def soft_time_limit(*_: object) -> None:
+        raise TimeoutError("soft time limit")
+
+    previous = signal.signal(signal.SIGALRM, soft_time_limit)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)  # inside close()'s 0.2 s grace
+        with pytest.raises(TimeoutError):
+            bot.close(grace=5.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert processes_with(marker) == []
+    assert [d for d in dirs if d.exists()] == []
+    bot.close()  # the match's own finally: nothing left to do, and no error
 
 
 def _start_runner(tmp_path: Path, bare: bool) -> tuple[subprocess.Popen[bytes], str, list[Path]]:
@@ -197,3 +224,42 @@ def test_fork_bomb_and_escapee_leave_no_cgroup(tmp_path: Path) -> None:
         bot.close()
         assert processes_with(marker) == [], name
         assert [d for d in dirs if d.exists()] == [], name
+
+
+def test_close_leaves_stderr_to_its_drainer_while_a_survivor_holds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dead_runner_cleanup: list[str]
+) -> None:
+    """Without cgroups or bubblewrap (a trusted bot on a bare machine) a setsid'd
+    grandchild outlives close() holding stderr open: the drainer thread still reads it, so
+    close() must not close it under that thread (the fd number would go to the next pipe
+    opened, and the thread would read another bot's output). The drainer closes it itself."""
+    caps = dataclasses.replace(
+        probe(),
+        bwrap=False,
+        user_namespace=False,
+        bwrap_path=None,
+        cgroup_memory=False,
+        cgroup_pids=False,
+        cgroup_cpu=False,
+    )
+    monkeypatch.setattr(start_module, "probe", lambda: caps)
+    folder = tmp_path / "escapee"
+    folder.mkdir()
+    shutil.copy(HOSTILE / "escapee.py", folder / "main.py")
+    marker = f"cleanup-marker-{uuid.uuid4().hex}"
+    dead_runner_cleanup.append(marker)
+    exe, binds = python_binds()
+    bot = start_bot(folder, [exe, "-u", "/bot/main.py", marker], ro_binds=binds, trusted=True)
+    assert bot.receive(10) == "spawned"
+    stderr = bot._popen.stderr
+    assert stderr is not None
+    pipe = os.fstat(stderr.fileno()).st_ino
+    bot.close()
+    assert processes_with(marker), "nothing survived: the case is not the one under test"
+    assert bot._drainer.is_alive()
+    assert os.fstat(stderr.fileno()).st_ino == pipe  # still open, still that pipe
+    for pid in processes_with(marker):
+        os.kill(pid, signal.SIGKILL)
+    bot._drainer.join(timeout=10)
+    assert not bot._drainer.is_alive()
+    assert stderr.closed
