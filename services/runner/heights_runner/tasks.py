@@ -8,6 +8,7 @@ import time
 from functools import cache
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init, worker_process_shutdown
 from kombu.exceptions import OperationalError
 
@@ -160,6 +161,14 @@ def run_spec_retrying(spec: MatchSpec, retries: int, within_s: float) -> MatchRe
     for attempt in range(retries + 1):
         try:
             return run_spec(spec)
+        except SoftTimeLimitExceeded:
+            # A deployment's Celery soft time limit (--soft-time-limit): the hard one,
+            # a SIGKILL, follows, so another attempt would only be killed mid-match.
+            # play_match's finally has closed the bots; the match ends here, blaming none.
+            log.warning(
+                "match stopped by the task's soft time limit", extra={"match_id": spec.match_id}
+            )
+            return _failed(spec, INFRASTRUCTURE_FAILURE + "the task's soft time limit")
         except Exception as err:  # every fault left is the runner's or the engine's
             error = fault_text(err)
             last = attempt == retries or time.monotonic() + wait > deadline
