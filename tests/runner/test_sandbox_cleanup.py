@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -263,3 +264,33 @@ def test_close_leaves_stderr_to_its_drainer_while_a_survivor_holds_it(
     bot._drainer.join(timeout=10)
     assert not bot._drainer.is_alive()
     assert stderr.closed
+
+
+def test_a_start_that_fails_after_the_process_began_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process is running when BotProcess cannot start its stderr thread (a runner
+    out of threads): start_bot raises, and the process and its cgroups are gone."""
+    marker = f"cleanup-marker-{uuid.uuid4().hex}"
+    exe, binds = python_binds()
+    made: list[Path] = []
+    real_create = cgroups.BotCgroup.create
+
+    def create(settings: cgroups.SettingsMap) -> cgroups.BotCgroup:
+        group = real_create(settings)
+        made.extend(group.dirs)
+        return group
+
+    def no_thread(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(cgroups.BotCgroup, "create", staticmethod(create))
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    with pytest.raises(RuntimeError, match="new thread"):
+        start_bot(
+            _bot_folder(tmp_path, STUBBORN), [exe, "-u", "/bot/main.py", marker], ro_binds=binds
+        )
+    monkeypatch.undo()
+    assert made
+    assert processes_with(marker) == []
+    assert [d for d in made if d.exists()] == []

@@ -133,10 +133,25 @@ def start_bot(
     except BaseException:
         _undo(cgroup, status)
         raise
-    return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap, status=status)
+    try:
+        return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap, status=status)
+    except BaseException:  # no thread for stderr (a process out of threads), an interrupt
+        _undo(cgroup, status, popen)
+        raise
 
 
-def _undo(cgroup: BotCgroup, status: BwrapStatus | None) -> None:
+def _undo(
+    cgroup: BotCgroup, status: BwrapStatus | None, popen: subprocess.Popen[bytes] | None = None
+) -> None:
+    """What a start that failed made: the process (its group, its cgroups), the cgroups."""
+    if popen is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(popen.pid, signal.SIGKILL)
+        cgroup.kill_all()
+        popen.wait()
+        for stream in (popen.stdin, popen.stdout, popen.stderr):
+            if stream is not None:
+                stream.close()
     cgroup.remove()
     if status is not None:
         status.close()
