@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 
 from heights_runner import tasks
 from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec
@@ -132,3 +133,24 @@ def test_a_game_past_its_decision_cap_is_a_runner_fault(
     assert result.status == "failed"
     assert "over 20 decisions" in result.error
     assert result.seats == ()
+
+
+def test_a_soft_time_limit_ends_the_match_without_another_attempt(
+    monkeypatch: pytest.MonkeyPatch, clock: Clock
+) -> None:
+    """A Celery soft time limit is followed by the hard one (SIGKILL): an attempt begun
+    after it would be killed mid-match, so the match fails there, blaming no bot."""
+    attempts: list[float] = []
+
+    def run_spec(spec: MatchSpec) -> MatchResult:
+        attempts.append(clock.now)
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(tasks, "run_spec", run_spec)
+    result = tasks.run_spec_retrying(SPEC, retries=5, within_s=1800)
+    assert (result.status, result.error) == (
+        "failed",
+        "infrastructure failure: the task's soft time limit",
+    )
+    assert len(attempts) == 1
+    assert clock.waits == []

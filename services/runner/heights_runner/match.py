@@ -10,6 +10,7 @@ can retry the whole match on the same seed, then record an infrastructure failur
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import logging
 import time
@@ -88,9 +89,17 @@ def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy
             seat.end(ranks, list(finished.totals), finished.outcome)
         return _result(spec, finished, seats, notes, seconds)
     finally:
-        for seat in seats:
-            seat.close()
-        engine.close()
+        _close_all(seats, engine)
+
+
+def _close_all(seats: list[Seat], engine: Engine) -> None:
+    """Close every seat and the engine, whatever one of them raises: an exception out
+    of one close (a Celery soft time limit lands anywhere) must not leave the seats
+    after it running; the first exception is raised once all have been closed."""
+    with contextlib.ExitStack() as stack:
+        stack.callback(engine.close)
+        for seat in reversed(seats):  # ExitStack runs its callbacks last in, first out
+            stack.callback(seat.close)
 
 
 def _check_bounds(spec: MatchSpec, decisions: int, overdue: float) -> None:

@@ -8,7 +8,8 @@ import time
 from functools import cache
 from typing import Any
 
-from celery.signals import worker_process_shutdown
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_process_init, worker_process_shutdown
 from kombu.exceptions import OperationalError
 
 from heights_runner.celery_app import app
@@ -35,6 +36,7 @@ from heights_runner.metrics import (
     SEAT_THINK_SECONDS,
     process_ended,
 )
+from heights_runner.sandbox import cgroups
 from heights_runner.settings import RunnerSettings
 
 log = logging.getLogger("heights.runner")
@@ -48,6 +50,18 @@ BROKER_ERRORS = (OperationalError, OSError)
 @worker_process_shutdown.connect
 def _child_exits(pid: int, **_: Any) -> None:
     process_ended(pid)  # its matches-in-progress gauge no longer counts
+
+
+@worker_process_init.connect
+def _sweep_dead_runners(**_: Any) -> None:
+    """A new pool process removes what dead ones left (sandbox.cgroups.sweep).
+
+    The worker's main process probed the sandbox, and swept, before forking its pool, so
+    a pool process inherits that probe and never sweeps by itself; but a pool process is
+    replaced exactly when one has died (a hard time limit, the OOM killer), mid-match.
+    """
+    if swept := cgroups.sweep():
+        log.info("removed %d bot cgroups left by a runner process that died", swept)
 
 
 @cache
@@ -147,6 +161,14 @@ def run_spec_retrying(spec: MatchSpec, retries: int, within_s: float) -> MatchRe
     for attempt in range(retries + 1):
         try:
             return run_spec(spec)
+        except SoftTimeLimitExceeded:
+            # A deployment's Celery soft time limit (--soft-time-limit): the hard one,
+            # a SIGKILL, follows, so another attempt would only be killed mid-match.
+            # play_match's finally has closed the bots; the match ends here, blaming none.
+            log.warning(
+                "match stopped by the task's soft time limit", extra={"match_id": spec.match_id}
+            )
+            return _failed(spec, INFRASTRUCTURE_FAILURE + "the task's soft time limit")
         except Exception as err:  # every fault left is the runner's or the engine's
             error = fault_text(err)
             last = attempt == retries or time.monotonic() + wait > deadline

@@ -8,13 +8,18 @@ supervisor put on the runner still apply to its bots.
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
 import os
+import re
 import signal
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
+
+log = logging.getLogger("heights.runner")
 
 ROOT = Path("/sys/fs/cgroup")
 _GROUP = "heights-sandbox"
@@ -91,11 +96,75 @@ def writable(controller: str) -> tuple[bool, str]:
     return True, f"{controller} cgroup under {parent}"
 
 
-def sweep(min_age: float = 300.0) -> int:
-    """Remove empty bot cgroups left by runners that died without `close()`; how many.
+def _start_ticks(pid: int) -> int | None:
+    """When `pid` started (clock ticks after boot, /proc/<pid>/stat field 22); None if it
+    has ended (gone, or a zombie: its bots have had their parent-death signal).
 
-    rmdir refuses a cgroup that still holds a process, and a new bot joins its cgroups
-    within milliseconds of creating them, so old empty ones are safe to remove.
+    With the pid it names one process for good: a pid is reused, a (pid, start) pair is not.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: count from its end.
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return None if fields[0] in ("Z", "X") else int(fields[19])
+
+
+def _pid_namespace() -> int:
+    """This process's PID namespace (its inode): pids mean something only inside it."""
+    return os.stat("/proc/self/ns/pid").st_ino
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The runner process that made a bot cgroup, as its name records it."""
+
+    namespace: int
+    pid: int
+    start: int
+
+    @classmethod
+    def this_process(cls) -> Owner:
+        return _owner(os.getpid())  # by pid: a forked pool process is an owner of its own
+
+    @classmethod
+    def of(cls, name: str) -> Owner | None:
+        """The owner a cgroup's name records; None for a name in another (older) form."""
+        match = _NAME.fullmatch(name)
+        if match is None:
+            return None
+        return cls(int(match["ns"]), int(match["pid"]), int(match["start"]))
+
+    def name(self) -> str:
+        return f"bot-n{self.namespace}-p{self.pid}-s{self.start}-{uuid.uuid4().hex[:8]}"
+
+    def provably_dead(self) -> bool:
+        """Whether this owner has certainly ended. Only a process of our own PID namespace
+        can be looked up: a runner in another one (another container sharing the cgroup
+        tree) may be alive with a pid we cannot see, so its cgroups are never ours to end."""
+        if self.namespace != _pid_namespace():
+            return False
+        return _start_ticks(self.pid) != self.start
+
+
+@functools.cache
+def _owner(pid: int) -> Owner:
+    return Owner(_pid_namespace(), pid, _start_ticks(pid) or 0)
+
+
+_NAME = re.compile(r"bot-n(?P<ns>\d+)-p(?P<pid>\d+)-s(?P<start>\d+)-[0-9a-f]+")
+
+
+def sweep(min_age: float = 300.0) -> int:
+    """End and remove what dead runners left in the bot cgroups; how many cgroups removed.
+
+    A runner killed mid-match (SIGKILL, a Celery hard time limit, the OOM killer) never
+    runs `close()`: its bots' cgroups stay, and whatever of a bot outlived it stays in
+    them. A cgroup whose name records an owner that is provably dead has its processes
+    killed and is removed; one whose owner lives (another worker on this machine, mid-match)
+    is left alone. A cgroup named in the older form (no owner) is removed only when empty
+    and older than `min_age` (rmdir refuses one that holds a process).
     """
     removed = 0
     now = time.time()
@@ -104,10 +173,16 @@ def sweep(min_age: float = 300.0) -> int:
         if parent is None or not parent.is_dir():
             continue
         for path in parent.glob("bot-*"):
-            with contextlib.suppress(OSError):
-                if now - path.stat().st_mtime > min_age:
-                    path.rmdir()
-                    removed += 1
+            owner = Owner.of(path.name)
+            if owner is None:
+                with contextlib.suppress(OSError):
+                    if now - path.stat().st_mtime > min_age:
+                        path.rmdir()
+                        removed += 1
+            elif owner.provably_dead():
+                left = BotCgroup([path], None)
+                left.kill_all()
+                removed += left.remove()
     return removed
 
 
@@ -121,7 +196,9 @@ class BotCgroup:
     @classmethod
     def create(cls, settings: SettingsMap) -> BotCgroup:
         """One cgroup per controller in `settings`, with its files written (see `settings`)."""
-        name = f"bot-{uuid.uuid4().hex[:12]}"
+        # The name says whose it is, so that a later runner can tell a dead runner's
+        # leftovers (`sweep`) from the cgroups of a runner beside it that is mid-match.
+        name = Owner.this_process().name()
         group = cls([], None)
         try:
             for controller, files in settings.items():
@@ -180,17 +257,24 @@ class BotCgroup:
             time.sleep(0.01)
         return not self.pids()
 
-    def remove(self) -> None:
+    def remove(self) -> int:
+        """rmdir every directory; how many were removed (a survivor is logged, not raised:
+        the bot has ended either way, and the next start's `sweep` tries again)."""
+        removed = 0
         for d in self.dirs:
             # rmdir fails with EBUSY for a moment after the last process has exited.
             for _ in range(100):
                 try:
                     d.rmdir()
+                    removed += 1
                     break
                 except FileNotFoundError:
                     break
                 except OSError:
                     time.sleep(0.01)
+            else:
+                log.warning("bot cgroup %s could not be removed: %s", d, sorted(self.pids()))
+        return removed
 
 
 def settings(memory: int | None, pids: int | None, cpu_cores: float | None) -> SettingsMap:

@@ -59,7 +59,8 @@ class BotProcess:
         self._buffer = bytearray()
         self._scanned = 0  # bytes of _buffer known to hold no newline
         self._eof = False
-        self._closed = False
+        self._closed = False  # close() has begun: no more I/O
+        self._ended = False  # close() has run to its end
         self._stdout_total = 0
         self._stderr_total = 0
         self._stderr_kept = bytearray()
@@ -158,12 +159,16 @@ class BotProcess:
         stream = self._popen.stderr
         assert stream is not None
         keep = self._limits.stderr_bytes
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := os.read(stream.fileno(), _CHUNK):
-                self._stderr_total += len(chunk)
-                self._stderr_kept += chunk
-                if len(self._stderr_kept) > keep:
-                    del self._stderr_kept[: len(self._stderr_kept) - keep]
+        try:
+            with contextlib.suppress(OSError, ValueError):
+                while chunk := os.read(stream.fileno(), _CHUNK):
+                    self._stderr_total += len(chunk)
+                    self._stderr_kept += chunk
+                    if len(self._stderr_kept) > keep:
+                        del self._stderr_kept[: len(self._stderr_kept) - keep]
+        finally:
+            # Only this thread closes stderr, once it has read it to its end (see close()).
+            stream.close()
 
     def stderr_text(self) -> str:
         """The last `stderr_bytes` of stderr, with a note of how much was dropped."""
@@ -231,24 +236,40 @@ class BotProcess:
         return f"killed by {name}{note}"
 
     def close(self, grace: float = 0.2) -> None:
-        """End the bot and everything it started, reap it, remove its cgroups. Idempotent."""
-        if self._closed:
+        """End the bot and everything it started, reap it, remove its cgroups. Idempotent.
+
+        What ends the bot runs in `finally`, and counts as done only once it has all run:
+        an exception raised into the runner while it waits (a Celery soft time limit, an
+        interrupt) still kills the whole tree, and a later close() (the match's own
+        `finally`) finishes whatever the exception cut short.
+        """
+        if self._ended:
             return
-        self._closed = True
-        with contextlib.suppress(OSError):
-            self._popen.stdin.close()  # type: ignore[union-attr]
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._popen.wait(timeout=grace)
-        if self._popen.returncode is None:
-            # Own session (start_new_session): the group is bwrap, or the bot and its children.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self._popen.pid, signal.SIGKILL)
+        self._closed = True  # no more I/O, from here on
+        try:
+            with contextlib.suppress(OSError):
+                self._popen.stdin.close()  # type: ignore[union-attr]
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._popen.wait(timeout=grace)
+        finally:
+            self._end()
+
+    def _end(self) -> None:
+        # Own session (start_new_session): the group is bwrap, or the bot and its children.
+        # Killed even when the top process has exited: what it left in its group has not.
+        # The pid cannot have been reused while a process of that group lives.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._popen.pid, signal.SIGKILL)
         if self._cgroup is not None:
+            # The whole tree, wherever it went (setsid, double forks): what holds a pipe too.
             self._cgroup.kill_all()
         self._popen.wait()
+        # The drainer reads stderr until every copy of its write end is closed, and closes
+        # it itself (`_drain_stderr`): closing it here, under a thread blocked reading it,
+        # would let the fd number be reused by the next bot's pipe and read from there.
         self._drainer.join(timeout=2.0)
         self._selector.close()
-        for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
+        for stream in (self._popen.stdin, self._popen.stdout):
             with contextlib.suppress(OSError):
                 if stream is not None:
                     stream.close()
@@ -256,6 +277,7 @@ class BotProcess:
             self._cgroup.remove()
         if self._status is not None:
             self._status.close()
+        self._ended = True
 
     def __enter__(self) -> BotProcess:
         return self

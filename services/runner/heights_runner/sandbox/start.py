@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from heights_runner.sandbox import bwrap, cgroups, seccomp
+from heights_runner.sandbox import bwrap, cgroups, lifetime, seccomp
 from heights_runner.sandbox.cgroups import BotCgroup
 from heights_runner.sandbox.limits import Limits, SandboxUnavailable
 from heights_runner.sandbox.probe import Capabilities, probe
@@ -45,6 +45,8 @@ def _preexec(
     drop_uid: bool,
     installer: seccomp.Installer | None,
 ) -> Callable[[], None]:
+    tie_to_runner = lifetime.parent_death_kill()
+
     def run() -> None:
         # Cgroups first, while still root; the soft CPU limit sends SIGXCPU, the hard one
         # SIGKILL a second later, for a bot that ignores SIGXCPU.
@@ -56,6 +58,7 @@ def _preexec(
             os.setgroups([])
             os.setgid(_NOBODY)
             os.setuid(_NOBODY)
+        tie_to_runner()  # after setuid, which would clear it
         if installer is not None:
             installer.install()
 
@@ -130,10 +133,25 @@ def start_bot(
     except BaseException:
         _undo(cgroup, status)
         raise
-    return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap, status=status)
+    try:
+        return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap, status=status)
+    except BaseException:  # no thread for stderr (a process out of threads), an interrupt
+        _undo(cgroup, status, popen)
+        raise
 
 
-def _undo(cgroup: BotCgroup, status: BwrapStatus | None) -> None:
+def _undo(
+    cgroup: BotCgroup, status: BwrapStatus | None, popen: subprocess.Popen[bytes] | None = None
+) -> None:
+    """What a start that failed made: the process (its group, its cgroups), the cgroups."""
+    if popen is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(popen.pid, signal.SIGKILL)
+        cgroup.kill_all()
+        popen.wait()
+        for stream in (popen.stdin, popen.stdout, popen.stderr):
+            if stream is not None:
+                stream.close()
     cgroup.remove()
     if status is not None:
         status.close()
