@@ -11,12 +11,12 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import dataclass
 from typing import Any, Final
 
 from heights_rules.components import BuildingType, Cube, Meeple
 from heights_rules.digests import sha256_hex
 from heights_rules.errors import CatalogueError
+from heights_rules.records import Record
 
 DEFAULT_CATALOGUE = "reconstructed-v4"
 # What a configuration that names no catalogue was played with: every such record predates v2.
@@ -57,24 +57,21 @@ SHIPPED_FILES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class EffectRef:
+class EffectRef(Record):
     """A purple ability: an effect of the library with its parameters."""
 
     effect: str
     params: Params
 
 
-@dataclass(frozen=True, slots=True)
-class ScoringRef:
+class ScoringRef(Record):
     """A scoring function of the library with its parameters."""
 
     fn: str
     params: Params
 
 
-@dataclass(frozen=True, slots=True)
-class TileDef:
+class TileDef(Record):
     """One Building Plan tile."""
 
     index: int
@@ -111,8 +108,7 @@ class TileDef:
         return sum(h for _, h in self.stacks)
 
 
-@dataclass(frozen=True, slots=True)
-class Cell:
+class Cell(Record):
     """One space of a board side as printed (before rotation)."""
 
     land: bool
@@ -121,8 +117,7 @@ class Cell:
     zoning_vp: int
 
 
-@dataclass(frozen=True, slots=True)
-class BoardSide:
+class BoardSide(Record):
     index: int
     id: str
     board: int
@@ -130,8 +125,7 @@ class BoardSide:
     cells: tuple[Cell, ...]  # row-major, BOARD_ROWS * BOARD_COLS
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectiveDef:
+class ObjectiveDef(Record):
     """An Ad (public, everyone scores it) or a Target (private, one of two is scored)."""
 
     index: int
@@ -141,8 +135,7 @@ class ObjectiveDef:
     scoring: ScoringRef
 
 
-@dataclass(frozen=True, slots=True)
-class Catalogue:
+class Catalogue(Record):
     id: str
     sha256: str
     title: str
