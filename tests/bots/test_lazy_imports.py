@@ -4,8 +4,10 @@ bot's start-up instructions (docs/runner.md, "The runner's share")."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 PROBE = """
 import sys
@@ -40,3 +42,51 @@ def test_every_exported_name_still_resolves() -> None:
 
     for name in heights_bots.__all__:
         assert getattr(heights_bots, name) is not None
+
+
+# What a greedy bot's start (imports, `make_bot`, the catalogue at `hello`) never uses:
+# replay records (gzip, zlib), OpenSSL (hashlib's `_hashlib`; the rules take BLAKE2b and
+# SHA-256 from the interpreter's builtins) and fractions (with decimal: a game's points).
+NEVER_AT_START = {"heights_rules.replay", "gzip", "zlib", "_hashlib", "hashlib", "fractions"}
+START = """
+import sys
+import heights_bots.protocol_main
+from heights_bots import make_bot
+from heights_rules import load_catalogue
+make_bot("greedy", 1)
+load_catalogue()
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def _run_as_the_runner(code: str) -> str:
+    """`code` in an interpreter started as the runner starts a built-in bot: `-S`, the
+    packages' folders on PYTHONPATH (heights_runner.launch)."""
+    import heights_bots
+    import heights_rules
+    import heights_sdk
+
+    roots = {
+        str(Path(str(m.__file__)).parent.parent) for m in (heights_bots, heights_rules, heights_sdk)
+    }
+    env = {"PYTHONPATH": os.pathsep.join(sorted(roots)), "PYTHONHASHSEED": "0"}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    return done.stdout
+
+
+def test_a_greedy_bot_start_loads_no_replay_openssl_or_fractions() -> None:
+    out = _run_as_the_runner(START)
+    assert "heights_bots.greedy" in out.split()
+    assert not set(out.split()) & NEVER_AT_START
+
+
+def test_the_rules_core_loads_replays_on_first_use() -> None:
+    code = (
+        "import sys, heights_rules; assert 'heights_rules.replay' not in sys.modules; "
+        "from heights_rules import Replay, verify, ENGINE_VERSION; "
+        "print(Replay.__module__, verify.__module__, ENGINE_VERSION)"
+    )
+    out = _run_as_the_runner(code)
+    assert out.split()[:2] == ["heights_rules.replay", "heights_rules.replay"]

@@ -8,14 +8,16 @@ import hashlib
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from heights_rules import effects, scoring
+from heights_rules import catalogue, effects, scoring
 from heights_rules.catalogue import (
     SCHEMA_CHECKED,
+    SHIPPED_FILES,
     canonical_json,
     check_schema,
     library_names,
@@ -43,6 +45,53 @@ def test_every_shipped_catalogue_is_listed_with_its_digest_and_validates(path: P
         f"in heights_rules/catalogue.py to {digest}"
     )
     assert load_catalogue(path.stem).sha256 == digest
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_every_shipped_file_is_listed_with_the_digest_of_its_bytes(path: Path) -> None:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert SHIPPED_FILES.get(path.stem) == digest, (
+        f"{path.name} changed: set SHIPPED_FILES[{path.stem!r}] in "
+        f"heights_rules/catalogue.py to {digest} (and SCHEMA_CHECKED as above)"
+    )
+
+
+@pytest.fixture
+def fresh_loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """Catalogues loaded anew from a copy of the data folder (yielded), not the cache."""
+    for path in DATA_DIR.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    monkeypatch.setattr(catalogue, "DATA_DIR", str(tmp_path))
+    catalogue._load_catalogue.cache_clear()
+    yield tmp_path
+    catalogue._load_catalogue.cache_clear()
+
+
+def test_a_shipped_file_as_shipped_loads_without_canonical_json(
+    fresh_loads: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(data: Any) -> bytes:
+        raise AssertionError("the digest of the file's bytes was not used")
+
+    monkeypatch.setattr(catalogue, "canonical_json", refuse)
+    for path in SHIPPED:
+        assert load_catalogue(path.stem).sha256 == SCHEMA_CHECKED[path.stem]
+
+
+def test_a_shipped_id_with_other_bytes_takes_the_canonical_path(fresh_loads: Path) -> None:
+    path = fresh_loads / SHIPPED[-1].name
+    raw = _raw(path)
+    # The same catalogue in other bytes (indented): the same canonical digest.
+    path.write_text(json.dumps(raw, indent=1))
+    assert load_catalogue(path.stem).sha256 == SCHEMA_CHECKED[path.stem]
+    # Other content under the shipped id: its own digest, never the listed one.
+    raw["title"] = "edited"
+    path.write_text(json.dumps(raw))
+    catalogue._load_catalogue.cache_clear()
+    loaded = load_catalogue(path.stem)
+    assert loaded.title == "edited"
+    assert loaded.sha256 == hashlib.sha256(canonical_json(raw)).hexdigest()
+    assert loaded.sha256 != SCHEMA_CHECKED[path.stem]
 
 
 def test_a_changed_catalogue_is_validated_against_the_schema() -> None:

@@ -10,6 +10,9 @@ submodules (the `rules-public-api` contract in pyproject.toml; the list is pinne
 tests/rules/test_public_api.py). Something the rest needs is made public here, on purpose.
 """
 
+import importlib as _importlib
+import typing as _typing
+
 from heights_rules.actions import (
     ACTION_SPACE_VERSION,
     ACTIVATE_MODES,
@@ -72,21 +75,51 @@ from heights_rules.ranking import (
     score_ranks,
     shared_first_points,
 )
-from heights_rules.replay import (
-    ENGINE_VERSION,
-    FILE_SUFFIX,
-    Recorder,
-    Replay,
-    Verification,
-    replay_advance,
-    replay_start,
-    simulate,
-    verify,
-)
 from heights_rules.rng import SEED_BITS, KeyedRng
 from heights_rules.scoring import evaluate
 from heights_rules.state import CHANCE, TERMINAL, Event, Phase, Termination
 from heights_rules.state_fields import STATE_FIELDS, StateField
+
+if _typing.TYPE_CHECKING:
+    from heights_rules.replay import (
+        ENGINE_VERSION,
+        FILE_SUFFIX,
+        Recorder,
+        Replay,
+        Verification,
+        replay_advance,
+        replay_start,
+        simulate,
+        verify,
+    )
+
+# Replay records (and gzip, zlib and their hashing with them) load on first use: a
+# sandboxed bot imports this package at every start, four a match, and never reads or
+# writes a replay; the engine, the runner and the platform load it at their first use.
+_LAZY = dict.fromkeys(
+    (
+        "ENGINE_VERSION",
+        "FILE_SUFFIX",
+        "Recorder",
+        "Replay",
+        "Verification",
+        "replay_advance",
+        "replay_start",
+        "simulate",
+        "verify",
+    ),
+    "heights_rules.replay",
+)
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'heights_rules' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ACTION_SPACE_VERSION",

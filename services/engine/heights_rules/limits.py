@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import zlib
 from typing import Any
 
 from heights_rules.errors import DocumentTooDeepError, DocumentTooLargeError
@@ -32,6 +31,8 @@ def gunzip(blob: bytes, limit: int) -> bytes:
     Reads as `gzip.decompress` does (several members, zero padding after them), but
     never holds more than `limit + 1` bytes of output.
     """
+    import zlib  # here: a sandboxed bot imports this module at every start, never gunzips
+
     out = bytearray()
     data = blob
     while data:

@@ -14,8 +14,10 @@ other: a solo bot the Mayor beats ranks 2.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from fractions import Fraction
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 MAYOR_SEAT: Final = 1  # solo: the Mayor plays as player 1, after the one seat that decides
 SOLO_PLAYERS: Final = 2  # a solo game ranks two players: the seat and the Mayor
@@ -70,6 +72,10 @@ def shared_first_points(ranks: Sequence[int]) -> tuple[Fraction, ...]:
     """
     if not ranks or any(r < 1 for r in ranks) or 1 not in ranks:
         raise ValueError(f"ranks {list(ranks)} need a first place (1) and no rank below 1")
+    # Imported here: `fractions` (with `decimal` and `numbers`) is a few ms of every
+    # sandboxed bot's start, and bots never score a game's points.
+    from fractions import Fraction
+
     sharing = sum(1 for r in ranks if r == 1)
     return tuple(Fraction(1, sharing) if r == 1 else Fraction(0) for r in ranks)
 

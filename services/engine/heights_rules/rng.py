@@ -8,9 +8,10 @@ what the other seats decide, which is what makes duplicate matches possible.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from typing import Final
+
+from heights_rules.digests import blake2b
 
 SEED_BITS: Final = 64
 _U64: Final = struct.Struct("<Q")
@@ -26,7 +27,7 @@ class KeyedRng:
             raise ValueError(f"seed must be in [0, 2**{SEED_BITS}), got {seed}")
         # Keying BLAKE2b costs a compression of the key block; copying a keyed state
         # does not, and every draw starts from this same state.
-        self._keyed = hashlib.blake2b(key=seed.to_bytes(8, "little"), digest_size=64)
+        self._keyed = blake2b(key=seed.to_bytes(8, "little"), digest_size=64)
 
     def digest(self, purpose: bytes, *counters: int) -> bytes:
         """64 pseudo-random bytes for (purpose, counters)."""

@@ -10,12 +10,12 @@ stored: they are rebuilt from the layout and the seed.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
 
 from heights_rules.catalogue import canonical_json, load_catalogue
+from heights_rules.digests import blake2b
 from heights_rules.errors import ReplayError
 from heights_rules.frames import F, Frame, frame
 from heights_rules.geometry import MapGeometry, Slot
@@ -203,4 +203,4 @@ def document_from_bytes(blob: bytes) -> dict[str, Any]:
 
 def state_hash(s: State) -> str:
     """A 128-bit hex digest of the canonical bytes."""
-    return hashlib.blake2b(to_bytes(s), digest_size=16).hexdigest()
+    return blake2b(to_bytes(s), digest_size=16).hexdigest()
