@@ -17,8 +17,11 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 
 try:
     from _sha256 import sha256 as _sha256  # type: ignore[import-not-found]  # no stub
-except ImportError:  # pragma: no cover - Python 3.12 renamed it (_sha2)
-    from hashlib import sha256 as _sha256
+except ImportError:  # pragma: no cover - Python 3.12 renamed it
+    try:
+        from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+    except ImportError:  # an interpreter built without either
+        from hashlib import sha256 as _sha256
 
 __all__ = ["blake2b", "sha256_hex"]
 
