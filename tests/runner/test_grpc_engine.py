@@ -3,6 +3,8 @@ fallback, the same game as the in-process engine either way."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -11,19 +13,24 @@ import pytest
 from tests.engine.clients import OPERATOR_TOKEN
 from tests.engine.conftest import InProcessServer
 
+from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.servicer import EngineServicer
 from heights_engine.settings import Settings
+from heights_runner import grpc_engine
+from heights_runner.caller_stream import open_caller_stream
 from heights_runner.contract import BotRef, MatchSpec, SeatSpec
 from heights_runner.engines import OVER, Engine, LocalEngine
-from heights_runner.grpc_engine import GrpcEngine, channel
+from heights_runner.grpc_engine import APPLY_ACTIONS, GrpcEngine, channel
 
 
 @pytest.fixture
-def start_server() -> Iterator[Callable[[], InProcessServer]]:
+def start_server() -> Iterator[Callable[..., InProcessServer]]:
     started: list[InProcessServer] = []
 
-    def start() -> InProcessServer:
-        settings = Settings(address="127.0.0.1:0", operator_token=OPERATOR_TOKEN)
+    def start(max_streams: int = 1000) -> InProcessServer:
+        settings = Settings(
+            address="127.0.0.1:0", operator_token=OPERATOR_TOKEN, max_streams=max_streams
+        )
         started.append(InProcessServer(settings))
         return started[-1]
 
@@ -51,7 +58,7 @@ def _play(engine: Engine, patch_seats: set[int]) -> tuple[tuple[int, ...], int]:
 
 
 def test_a_game_over_the_stream_is_the_in_process_game(
-    start_server: Callable[[], InProcessServer],
+    start_server: Callable[..., InProcessServer],
 ) -> None:
     expected = _play(LocalEngine(_spec()), set())
     engine = GrpcEngine(_spec(), channel(start_server().address), OPERATOR_TOKEN)
@@ -60,7 +67,7 @@ def test_a_game_over_the_stream_is_the_in_process_game(
 
 
 def test_an_engine_without_apply_actions_gets_unary_calls(
-    start_server: Callable[[], InProcessServer], monkeypatch: pytest.MonkeyPatch
+    start_server: Callable[..., InProcessServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def unimplemented(
         self: EngineServicer, requests: AsyncIterator[Any], context: Any
@@ -73,3 +80,82 @@ def test_an_engine_without_apply_actions_gets_unary_calls(
     engine = GrpcEngine(_spec(), channel(start_server().address), OPERATOR_TOKEN)
     assert _play(engine, {0, 1, 2}) == expected
     assert not engine._streaming
+
+
+def test_the_stream_is_driven_in_the_callers_thread(
+    start_server: Callable[..., InProcessServer],
+) -> None:
+    """No thread of gRPC's per stream (its request reader, its channel's spin thread):
+    each of a decision's messages would cross to them and back (caller_stream.py)."""
+    engine = GrpcEngine(_spec(), channel(start_server().address), OPERATOR_TOKEN)
+    engine.patch_seats = {0, 1, 2}
+    before = threading.active_count()
+    turn = engine.turn()
+    engine.apply(turn.seat, turn.observation()["legal"][-1]["id"])  # opens the stream
+    assert engine._stream is not None
+    assert threading.active_count() == before
+    engine.close()
+
+
+def test_a_grpcio_without_the_core_call_keeps_grpcs_threaded_stream(
+    start_server: Callable[..., InProcessServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grpc_engine, "open_caller_stream", lambda *args: None)
+    expected = _play(LocalEngine(_spec()), set())
+    engine = GrpcEngine(_spec(), channel(start_server().address), OPERATOR_TOKEN)
+    assert _play(engine, {0, 1, 2}) == expected
+    assert engine._streaming
+
+
+def _stream_accepted(address: str) -> bool:
+    """Whether the engine takes one more ApplyActions stream (answers a ping on it)."""
+    with grpc.insecure_channel(address) as chan:
+        stream = open_caller_stream(chan, APPLY_ACTIONS, 10)
+        assert stream is not None
+        try:
+            answer = stream.call(pb.ApplyActionsRequest(ping=True).SerializeToString())
+        except grpc.RpcError as err:
+            if getattr(err, "code")() != grpc.StatusCode.RESOURCE_EXHAUSTED:  # noqa: B009
+                raise
+            return False
+        finally:
+            stream.close()
+        return answer is not None and pb.ApplyActionsResponse.FromString(answer).pong
+
+
+def test_closing_a_game_mid_stream_ends_the_stream_on_the_engine(
+    start_server: Callable[..., InProcessServer],
+) -> None:
+    """A replica takes `max_streams` streams: with one, a stream the runner left open
+    would refuse every other client's."""
+    server = start_server(max_streams=1)
+    engine = GrpcEngine(_spec(), channel(server.address), OPERATOR_TOKEN)
+    engine.patch_seats = {0, 1, 2}
+    turn = engine.turn()
+    engine.apply(turn.seat, turn.observation()["legal"][-1]["id"])
+    assert not _stream_accepted(server.address)  # the game's stream holds the one place
+    engine.close()
+    # The engine learns of the cancel a moment later: asked again a bounded number of
+    # times (no timing asserted; a stream left open fails every time).
+    for _ in range(100):
+        if _stream_accepted(server.address):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the closed game's stream still holds the engine's one place")
+
+
+def test_a_ping_and_an_unknown_method_through_the_callers_stream(
+    start_server: Callable[..., InProcessServer],
+) -> None:
+    """An answer comes back as bytes; a call the server ends carries its status and
+    trailing metadata as grpc.RpcError, as gRPC's own stream raises it."""
+    address = start_server().address
+    assert _stream_accepted(address)
+    with grpc.insecure_channel(address) as chan:
+        stream = open_caller_stream(chan, "/rollingheights.engine.v1.EngineService/Nothing", 10)
+        assert stream is not None
+        with pytest.raises(grpc.RpcError) as raised:
+            stream.call(b"")
+        stream.close()
+    assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED

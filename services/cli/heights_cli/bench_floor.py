@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import grpc
+
     from heights_runner.sandbox import BotProcess
 
 ROUND_TRIPS = 2000
@@ -49,34 +53,58 @@ class PingCost:
 
 def stream_ping(address: str, engine_pids: list[int]) -> PingCost:
     """Pings on the engine's ApplyActions stream, sent as the runner sends its actions
-    (heights_runner.grpc_engine.ActionStream: a queue feeding gRPC's request thread), so
-    the floor has the client's machinery too."""
+    (heights_runner.grpc_engine.ActionStream: in the caller's thread, caller_stream.py,
+    else gRPC's threaded stream), so the floor has the client's machinery too."""
     import grpc
 
     from heights_cli.cpu_usage import process_seconds
-    from heights_engine.proto import engine_service_pb2 as pb
-    from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
 
-    ping = pb.ApplyActionsRequest(ping=True)
     with grpc.insecure_channel(address) as chan:
-        requests: queue.SimpleQueue[pb.ApplyActionsRequest | None] = queue.SimpleQueue()
-        responses = pb_grpc.EngineServiceStub(chan).ApplyActions(iter(requests.get, None))
+        ping, close = _pinger(chan)
         try:
             for _ in range(WARM_UP):
-                requests.put(ping)
-                next(responses)
+                ping()
             engine0, cpu0 = process_seconds(engine_pids), time.process_time()
             start = time.perf_counter()
             for _ in range(ROUND_TRIPS):
-                requests.put(ping)
-                if not next(responses).pong:
+                if not ping():
                     raise RuntimeError("the engine answered a ping with something else")
             wall = time.perf_counter() - start
             cpu, engine = time.process_time() - cpu0, process_seconds(engine_pids) - engine0
             return PingCost(*(v / ROUND_TRIPS * 1e6 for v in (wall, cpu, engine)))
         finally:
-            requests.put(None)
-            responses.cancel()
+            close()
+
+
+def _pinger(chan: grpc.Channel) -> tuple[Callable[[], bool], Callable[[], None]]:
+    """A ping on a new ApplyActions stream (whether the answer was a pong), and its close."""
+    from heights_engine.proto import engine_service_pb2 as pb
+    from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
+    from heights_runner.caller_stream import open_caller_stream
+    from heights_runner.grpc_engine import APPLY_ACTIONS, STREAM_TIMEOUT
+
+    ping = pb.ApplyActionsRequest(ping=True)
+    stream = open_caller_stream(chan, APPLY_ACTIONS, STREAM_TIMEOUT)
+    if stream is not None:
+        payload = ping.SerializeToString()
+
+        def caller_ping() -> bool:
+            answer = stream.call(payload)
+            return answer is not None and pb.ApplyActionsResponse.FromString(answer).pong
+
+        return caller_ping, stream.close
+    requests: queue.SimpleQueue[pb.ApplyActionsRequest | None] = queue.SimpleQueue()
+    responses = pb_grpc.EngineServiceStub(chan).ApplyActions(iter(requests.get, None))
+
+    def threaded_ping() -> bool:
+        requests.put(ping)
+        return bool(next(responses).pong)
+
+    def threaded_close() -> None:
+        requests.put(None)
+        responses.cancel()
+
+    return threaded_ping, threaded_close
 
 
 def _echo_bot(folder: Path) -> BotProcess:
