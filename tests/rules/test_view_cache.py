@@ -66,6 +66,11 @@ def test_unchanged_parts_are_shared_and_changed_ones_rebuilt() -> None:
     assert all((a is b) == ("building" not in b) for a, b in cells)
     again = state.observation(PUBLIC, cache)
     assert again["map"] is later["map"]
+    # A seat's row is shared by the viewers who may not see its Targets; a viewer's own
+    # row (with its Targets) is not.
+    seen = later["viewer"]
+    for p, row in enumerate(again["players"]):
+        assert (row is later["players"][p]) == (p != seen)
     assert again["infoset"]["config"] is first["infoset"]["config"]
     assert again["infoset"]["fill"] is later["infoset"]["fill"]
     assert again["infoset"]["owner"] is later["infoset"]["owner"]

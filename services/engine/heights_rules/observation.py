@@ -79,6 +79,7 @@ class ViewCache:
         "lists",
         "map",
         "owners",
+        "players",
         "rows",
         "statics",
         "tiles",
@@ -99,6 +100,9 @@ class ViewCache:
         self.fill_source: list[Any] = []  # the state's fill tuples the last fill_doc shows
         self.fill_doc: list[list[Any]] = []
         self.config: Any = None
+        # Per seat, its row of the players' view for the viewers who may not see its
+        # Targets, and what it was built from.
+        self.players: list[_KeptPlayer | None] = []
         self.config_doc: Any = None
 
 
@@ -228,7 +232,7 @@ def observation(s: State, viewer: int = PUBLIC, cache: ViewCache | None = None) 
         "end_triggered": bool(s.end_round),
         "final_round": s.end_round or None,
         "turn": {"sp": s.sp, "bought": s.bought, "politician_vp": s.pol_vp},
-        "players": [_player_view(s, p, viewer) for p in range(s.n_players)],
+        "players": [_player_row(s, p, viewer, cache) for p in range(s.n_players)],
         "markets": [_market_view(s, level) for level in (0, 1)],
         "draw_piles": [len(pile) for pile in s.piles],
         "supply": {
@@ -276,6 +280,47 @@ def _player_view(s: State, p: int, viewer: int) -> dict[str, Any]:
         view["targets"] = [s.catalogue.targets[t].id for t in s.targets[p]]
         if p == viewer:
             view["target_values"] = target_values(s, p)
+    return view
+
+
+class _KeptPlayer:
+    """A seat's row of the players' view as a viewer who may not see its Targets sees it,
+    with copies of the lists it was built from."""
+
+    __slots__ = ("cubes", "meeples", "owned", "score", "target_choice", "view", "wild")
+
+    def __init__(self, s: State, p: int, view: dict[str, Any]) -> None:
+        self.meeples: list[Any] = list(s.meeples[p])
+        self.cubes: list[Any] = list(s.cubes[p])
+        self.score: list[Any] = list(s.score[p])
+        self.owned: list[Any] = list(s.owned[p])
+        self.wild: Any = s.wild[p]
+        self.target_choice: Any = s.target_choice[p]
+        self.view = view
+
+    def fits(self, s: State, p: int) -> bool:
+        return (
+            self.wild is s.wild[p]
+            and self.target_choice is s.target_choice[p]
+            and _same_items(self.cubes, s.cubes[p])
+            and _same_items(self.score, s.score[p])
+            and _same_items(self.meeples, s.meeples[p])
+            and _same_items(self.owned, s.owned[p])
+        )
+
+
+def _player_row(s: State, p: int, viewer: int, cache: ViewCache | None) -> dict[str, Any]:
+    """`_player_view`, reused while the seat's rows are unchanged; a row showing Targets
+    (the viewer's own, every row once the game is over) is built afresh every time."""
+    if cache is None or seat_sees(s, p, viewer):
+        return _player_view(s, p, viewer)
+    while len(cache.players) <= p:
+        cache.players.append(None)
+    kept = cache.players[p]
+    if kept is not None and kept.fits(s, p):
+        return kept.view
+    view = _player_view(s, p, viewer)
+    cache.players[p] = _KeptPlayer(s, p, view)
     return view
 
 
