@@ -154,8 +154,9 @@ async def _phased(
             clock.tick("view")
             view = games._patched(game_id, view, bases[to_move])
             clock.tick("patch")
-            # The message without its JSON, then the JSON alone: view_to_proto does both.
-            # so the message's own share is the second less the first.
+            # The JSON alone, then the message with it (view_to_proto encodes it again):
+            # the message's own share is the second less the first (~0, so noise can
+            # make it read slightly negative).
             before = spent["json"]
             if view.patch is not None:
                 convert._PATCH_JSON(view.patch)
