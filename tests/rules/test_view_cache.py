@@ -66,6 +66,7 @@ def test_unchanged_parts_are_shared_and_changed_ones_rebuilt() -> None:
     assert all((a is b) == ("building" not in b) for a, b in cells)
     again = state.observation(PUBLIC, cache)
     assert again["map"] is later["map"]
+    assert all(a is b for a, b in zip(again["markets"], later["markets"], strict=True))
     # A seat's row is shared by the viewers who may not see its Targets; a viewer's own
     # row (with its Targets) is not.
     seen = later["viewer"]

@@ -78,6 +78,7 @@ class ViewCache:
         "fills",
         "lists",
         "map",
+        "markets",
         "owners",
         "players",
         "rows",
@@ -100,6 +101,8 @@ class ViewCache:
         self.fill_source: list[Any] = []  # the state's fill tuples the last fill_doc shows
         self.fill_doc: list[list[Any]] = []
         self.config: Any = None
+        # Per market level: the strip's tiles and their wild tokens, and its view.
+        self.markets: dict[int, tuple[list[Any], list[Any], list[dict[str, Any]]]] = {}
         # Per seat, its row of the players' view for the viewers who may not see its
         # Targets, and what it was built from.
         self.players: list[_KeptPlayer | None] = []
@@ -233,7 +236,7 @@ def observation(s: State, viewer: int = PUBLIC, cache: ViewCache | None = None) 
         "final_round": s.end_round or None,
         "turn": {"sp": s.sp, "bought": s.bought, "politician_vp": s.pol_vp},
         "players": [_player_row(s, p, viewer, cache) for p in range(s.n_players)],
-        "markets": [_market_view(s, level) for level in (0, 1)],
+        "markets": [_market_row(s, level, cache) for level in (0, 1)],
         "draw_piles": [len(pile) for pile in s.piles],
         "supply": {
             "cubes": {name: s.supply[c] for c, name in _CUBE_NAMES},
@@ -335,6 +338,21 @@ def _market_view(s: State, level: int) -> list[dict[str, Any]]:
         }
         for pos in range(MARKET_SIZE)
     ]
+
+
+def _market_row(s: State, level: int, cache: ViewCache | None) -> list[dict[str, Any]]:
+    """`_market_view`, reused while the strip holds the same tiles with the same wild
+    tokens (its costs are the catalogue's and the game's options: fixed for a game)."""
+    if cache is None:
+        return _market_view(s, level)
+    row = s.market[level]
+    wild = [s.tile_wild[tile] if tile >= 0 else None for tile in row]
+    kept = cache.markets.get(level)
+    if kept is not None and _same_items(kept[0], row) and _same_items(kept[1], wild):
+        return kept[2]
+    view = _market_view(s, level)
+    cache.markets[level] = (list(row), wild, view)
+    return view
 
 
 # The map's fixed part (each land space's name, neighbourhood, prime value and zoning) by
