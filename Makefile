@@ -93,7 +93,7 @@ test: setup compiled ## Run the tests (pytest on 2 workers; PYTEST_ARGS=... to a
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 	PYTHONPATH=$(COMPILED) HEIGHTS_EXPECT_COMPILED=1 $(BIN)/pytest -n 2 -p no:cacheprovider \
 		tests/rules/test_compiled.py tests/rules/test_golden.py tests/rules/test_determinism.py \
-		tests/bots
+		tests/bots tests/engine/test_relayed_games.py
 
 lint: setup ## Check lint, formatting, types and layers (ruff, mypy --strict, lint-imports)
 	$(BIN)/ruff check .

@@ -94,6 +94,7 @@ def test_the_exported_members_are_pinned() -> None:
         "Termination",
         "TileDef",
         "Verification",
+        "ViewCache",
         "action_text",
         "bounded_json_loads",
         "describe_action_space",

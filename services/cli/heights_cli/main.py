@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from heights_cli import (
     bench,
     bench_engine,
+    bench_engine_phases,
     bench_ratings,
     bench_runner,
     catalogue_cmd,
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         bench,
         bench_runner,
         bench_engine,
+        bench_engine_phases,
         bench_ratings,
         engine_cmd,
         runner_cmd,

@@ -37,6 +37,7 @@ from heights_rules import (
     ReplayTooDeepError,
     ReplayTooLargeError,
     Verification,
+    ViewCache,
     make_patch,
     new_game,
     simulate,
@@ -69,13 +70,18 @@ class LiveGame:
     # every seat's token at every decision, and hashing them was ~5% of an ApplyAction.
     # Only tokens that passed are kept, so a guess still meets the constant-time check.
     checked_tokens: dict[str, int] = field(default_factory=dict)
+    # The parts of its views that did not change since the last one (the map, the state's
+    # lists) are built once and shared, so the next mover's patch skips them at a glance.
+    view_cache: ViewCache = field(default_factory=ViewCache)
 
     @property
     def sequence(self) -> int:
         return len(self.actions)
 
     def view(self, viewer: int) -> View:
-        return build_view(self.record, self.config, self.state, self.sequence, viewer)
+        return build_view(
+            self.record, self.config, self.state, self.sequence, viewer, cache=self.view_cache
+        )
 
     def steps(self, after: int) -> list[Step]:
         return [Step(i, self.actions[i], self.actors[i]) for i in range(after, self.sequence)]

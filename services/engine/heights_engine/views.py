@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from heights_engine.store import GameRecord
-from heights_rules import PUBLIC, GameConfig, GameState, Outcome, outcome
+from heights_rules import PUBLIC, GameConfig, GameState, Outcome, ViewCache, outcome
 
 SPECTATOR = PUBLIC  # the rules core's public observation is the spectator's view
 
@@ -72,8 +72,16 @@ class View:
 
 
 def build_view(
-    record: GameRecord, config: GameConfig, state: GameState, sequence: int, viewer: int
+    record: GameRecord,
+    config: GameConfig,
+    state: GameState,
+    sequence: int,
+    viewer: int,
+    *,
+    cache: ViewCache | None = None,
 ) -> View:
+    """The view of `viewer`; with the game's `cache`, its unchanged parts are shared with
+    the game's earlier views (read-only: the engine only encodes, diffs and keeps them)."""
     over = state.is_terminal()
     return View(
         game_id=record.game_id,
@@ -83,7 +91,7 @@ def build_view(
         to_move=-1 if over else state.current_player(),
         phase=state.phase.value,
         round=state.round,
-        observation=state.observation(viewer),
+        observation=state.observation(viewer, cache),
         config=config,
         seat_names=record.seat_names,
         commitment=record.commitment,

@@ -55,7 +55,7 @@ from heights_rules.limits import MAX_JSON_DEPTH
 from heights_rules.limits import loads as bounded_json_loads
 from heights_rules.main_phase import upgrade_targets
 from heights_rules.market import market_cost, place_costs, prime_costs, start_spaces
-from heights_rules.observation import PUBLIC, infoset
+from heights_rules.observation import PUBLIC, ViewCache, infoset
 from heights_rules.options import (
     OPTION_SPECS,
     RULES_REVISION,
@@ -180,6 +180,7 @@ __all__ = [
     "Termination",
     "TileDef",
     "Verification",
+    "ViewCache",
     "action_text",
     "bounded_json_loads",
     "describe_action_space",

@@ -16,7 +16,7 @@ from heights_rules.describe import describe_decision
 from heights_rules.dispatch import apply_action
 from heights_rules.errors import IllegalActionError, InvalidActionError
 from heights_rules.legal import legal_ids
-from heights_rules.observation import HIDDEN, observation
+from heights_rules.observation import HIDDEN, ViewCache, observation
 from heights_rules.options import GameConfig
 from heights_rules.rng import KeyedRng
 from heights_rules.serialize import document_from_bytes, load_into, state_hash, to_bytes
@@ -76,9 +76,13 @@ class GameState(State):
     def state_hash(self) -> str:
         return state_hash(self)
 
-    def observation(self, viewer: int = -1) -> dict[str, Any]:
-        """What `viewer` (a seat, or -1 for a spectator) may see, as plain data."""
-        return observation(self, viewer)
+    def observation(self, viewer: int = -1, cache: ViewCache | None = None) -> dict[str, Any]:
+        """What `viewer` (a seat, or -1 for a spectator) may see, as plain data.
+
+        With a `cache` (one per game), unchanged parts are shared with the game's earlier
+        views built with it: read-only (heights_rules.observation.ViewCache).
+        """
+        return observation(self, viewer, cache)
 
     def decision_text(self) -> str:
         return describe_decision(self)
