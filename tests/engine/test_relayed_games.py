@@ -6,10 +6,11 @@ seat taking patches, forced decisions played by the engine). Every response's st
 the next mover's observation or patch text, a spectator's view now and then, and the
 replay's bytes go into one SHA-256 per game, which must equal the digest main's code
 produced before the engine's per-decision work was rewritten for speed (observation
-building, patching, applying without a whole-state copy). The pure-Python and the
-compiled build each have a digest of their own: they already differed before that work
-(the Python build sends a redundant `replace` of an equal number in a few patches, the
-same document either way), and each must keep sending what it sent.
+building, patching, applying without a whole-state copy). Each build's digest is
+recorded on its own, and the two must be equal: the pure-Python build once sent a
+redundant `replace` of 0 by 0 in a few patches (a frame value that was an IntEnum there
+and a plain int compiled; serialize._stack_doc now writes ints), the same document
+either way but not the same bytes.
 
 To record the games again after an intended change of behaviour:
 
@@ -100,6 +101,11 @@ def test_a_relayed_game_sends_the_recorded_bytes(memory_server: str, case: int) 
     assert (game["players"], game["seed"]) == CASES[case]
     sent = digest(memory_server, game["players"], game["seed"], game["actions"])
     assert sent == game["digests"][build()]
+
+
+def test_both_builds_send_the_same_bytes() -> None:
+    for game in _recorded():
+        assert game["digests"]["python"] == game["digests"]["compiled"], game["seed"]
 
 
 def record() -> None:

@@ -60,7 +60,13 @@ def _config(doc: dict[str, Any]) -> GameConfig:
 
 
 def _stack_doc(stack: list[Frame]) -> list[list[Any]]:
-    return [[int(k), p, a, b, list(c) if isinstance(c, tuple) else c] for k, p, a, b, c in stack]
+    # int(a), int(b): a frame's values may be IntEnum members (Purpose.START). They print
+    # as their numbers, but a patch compares types, so the pure-Python build sent a
+    # `replace` of 0 by 0 where the compiled one (whose frames hold plain ints) did not.
+    return [
+        [int(k), p, int(a), int(b), list(c) if isinstance(c, tuple) else c]
+        for k, p, a, b, c in stack
+    ]
 
 
 def _stack(s: State, doc: Any) -> list[Frame]:
