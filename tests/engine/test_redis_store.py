@@ -229,6 +229,39 @@ def test_a_redis_that_never_answers_times_out() -> None:
     asyncio.run(scenario())
 
 
+def test_a_batch_after_an_answered_one_times_out_at_its_own_deadline() -> None:
+    """One watchdog keeps every batch's timeout: armed for the first batch, it must
+    neither fail the second at the first's deadline nor forget it."""
+    timeout = 0.3
+
+    async def scenario() -> None:
+        async def answers_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                await reader.readuntil(b"PING\r\n")
+                writer.write(b"+PONG\r\n")
+                await reader.read()  # then silence
+            finally:
+                writer.close()
+
+        server = await asyncio.start_server(answers_once, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        pipe = RedisPipe(f"redis://127.0.0.1:{port}/0", timeout=timeout)
+        loop = asyncio.get_running_loop()
+        assert await pipe.call("PING") == b"PONG"
+        await asyncio.sleep(timeout * 2 / 3)  # the watchdog is still armed for the first
+        sent = loop.time()
+        async with asyncio.timeout(10 * timeout):  # never answered must still fail
+            with pytest.raises(RedisTimeoutError):
+                await pipe.call("PING")
+        # Not at the first batch's deadline (a third of a timeout after this one went).
+        assert loop.time() - sent >= timeout
+        pipe.close()
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(scenario())
+
+
 def test_games_played_at_once_through_one_replica_verify(replicas: Replicas) -> None:
     engine = stub(replicas.start().address)
 

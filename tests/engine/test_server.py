@@ -94,6 +94,21 @@ def test_metrics_endpoint(server_factory: Callable[..., InProcessServer]) -> Non
     assert 'heights_engine_cache_total{result="hit"}' in text
 
 
+def test_the_health_check_pays_the_timing_interceptor_as_every_call(memory_server: str) -> None:
+    """The load test's empty RPC is the health check: it goes through the same
+    interceptor (counted and timed) as a game call, so the CPU ratio compares calls
+    that both pay it (loadtests/README.md)."""
+    health = health_pb2_grpc.HealthStub(grpc.insecure_channel(memory_server))
+    labels = {"method": "Check", "code": "OK"}
+    before = REGISTRY.get_sample_value("heights_engine_calls_total", labels) or 0.0
+    timed = REGISTRY.get_sample_value("heights_engine_call_seconds_count", {"method": "Check"})
+    for _ in range(3):
+        health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+    assert REGISTRY.get_sample_value("heights_engine_calls_total", labels) == before + 3
+    after = REGISTRY.get_sample_value("heights_engine_call_seconds_count", {"method": "Check"})
+    assert after == (timed or 0.0) + 3
+
+
 def engine_series() -> set[tuple[str, ...]]:
     """Every labelled sample of the engine's call metrics, in this process's registry."""
     series: set[tuple[str, ...]] = set()

@@ -6,15 +6,18 @@ few hundred games, measured under `make loadtest`): start-up objects are frozen
 (`gc.freeze`) and full collections made 100 times rarer than the interpreter's default.
 
 The first two generations keep the interpreter's defaults (700, 10), after measuring
-larger ones (loadtests/README.md, "The collector under load"). Every gRPC call leaves
-a small reference cycle behind (grpc.aio's method look-up), so under load generation 0
-is collected every ~100 calls, and each collection walks the game states cloned since
+larger ones (loadtests/README.md, "The collector under load"). grpcio's method look-up
+left a small reference cycle behind on every call, so under load generation 0 was
+collected every ~100 calls, and each collection walked the game states cloned since
 the last one: ~20-25 us of CPU a game call below saturation. A first threshold of 5,000
 cut the collector's CPU 15-20 times there, but near and past saturation, where the
 calls waiting in line are young objects too, its collections walked them all at once:
 pauses of 9-14 ms (generation 0) and up to 29-36 ms of CPU (generation 1) against 3-6
 and 6-12 ms, the kind of stall that decides a p99 at the capacity bound; the capacity
 did not move measurably. HEIGHTS_ENGINE_GC_THRESHOLDS sets them for a quiet re-run.
+The server now looks methods up without the cycle (`method_lookup`), so what sets off
+a collection is what the service keeps (new games, the cache filling, calls queueing
+past saturation), not how many calls it answered.
 
 `PauseLog` counts each generation's collections and pauses while serving; the server
 logs them when it stops.

@@ -112,15 +112,27 @@ class _Pipelined(asyncio.Protocol):
     call that came alone; under load the batch in flight gathers them.) Replies come
     back in order, so each resolves the oldest waiting future. A lost connection,
     or a batch unanswered for `timeout` seconds, fails every command not yet answered.
+
+    The timeout is kept by one watchdog timer, not a timer a batch: arming and
+    cancelling a `call_later` for every round trip (a handle, a heap push, and the
+    loop's sweeps of the cancelled ones) took 0.38 s of the 1.54 s that sending and
+    answering batches took in a server's cProfile (redis-1 at 800 calls/s; the write
+    itself 0.70 s). The watchdog fires at the deadline of the batch in
+    flight when it was armed; a later batch has a later deadline, so it re-arms for
+    that one, and it stops when nothing is in flight.
     """
 
     def __init__(self, timeout: float) -> None:
         self._timeout = timeout
         self._reader = hiredis.Reader()
+        self._loop = asyncio.get_running_loop()  # made by the loop's create_connection
         self._transport: asyncio.Transport | None = None
-        self._queue: list[tuple[bytes, asyncio.Future[Any]]] = []
+        # The commands waiting for the next batch, and their callers' futures.
+        self._queue: list[bytes] = []
+        self._queued: list[asyncio.Future[Any]] = []
         self._waiting: deque[asyncio.Future[Any]] = deque()
-        self._timer: asyncio.TimerHandle | None = None
+        self._sent_at = 0.0  # loop time the batch in flight went out
+        self._watchdog: asyncio.TimerHandle | None = None
         self.lost = False
         self.round_trips = 0
         self.commands = 0
@@ -132,8 +144,9 @@ class _Pipelined(asyncio.Protocol):
         """The future reply to one packed command."""
         if self.lost:
             raise RedisConnectionError("the connection to Redis was lost")
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.append((packed, future))
+        future: asyncio.Future[Any] = self._loop.create_future()
+        self._queue.append(packed)
+        self._queued.append(future)
         if not self._waiting:
             self._flush()
         return future
@@ -141,14 +154,28 @@ class _Pipelined(asyncio.Protocol):
     def _flush(self) -> None:
         if self.lost or self._waiting or not self._queue or self._transport is None:
             return
-        batch, self._queue = self._queue, []
-        self._waiting.extend(future for _, future in batch)
-        self._transport.write(b"".join(packed for packed, _ in batch))
-        self._timer = asyncio.get_running_loop().call_later(self._timeout, self._timed_out)
+        batch, futures = self._queue, self._queued
+        self._queue, self._queued = [], []
+        self._waiting.extend(futures)
+        self._transport.write(batch[0] if len(batch) == 1 else b"".join(batch))
+        self._sent_at = self._loop.time()
+        if self._watchdog is None:
+            self._watchdog = self._loop.call_at(self._sent_at + self._timeout, self._watch)
         self.round_trips += 1
         self.commands += len(batch)
         metrics.REDIS_ROUND_TRIPS.inc()
         metrics.REDIS_COMMANDS.inc(len(batch))
+
+    def _watch(self) -> None:
+        """The watchdog: fail the batch in flight past its deadline, else wait for it."""
+        self._watchdog = None
+        if self.lost or not self._waiting:
+            return
+        deadline = self._sent_at + self._timeout
+        if self._loop.time() >= deadline:
+            self._timed_out()
+        else:  # a later batch than the one it was armed for
+            self._watchdog = self._loop.call_at(deadline, self._watch)
 
     def data_received(self, data: bytes) -> None:
         try:
@@ -165,9 +192,6 @@ class _Pipelined(asyncio.Protocol):
             self._fail(RedisConnectionError(f"Redis protocol error: {err}"))
             return
         if not self._waiting:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
             self._flush()
 
     def _timed_out(self) -> None:
@@ -178,12 +202,13 @@ class _Pipelined(asyncio.Protocol):
 
     def _fail(self, err: RedisError) -> None:
         self.lost = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        pending = [*self._waiting, *(future for _, future in self._queue)]
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        pending = [*self._waiting, *self._queued]
         self._waiting.clear()
         self._queue.clear()
+        self._queued.clear()
         for future in pending:
             if not future.done():
                 future.set_exception(type(err)(*err.args))

@@ -19,6 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from redis.exceptions import RedisError
 
+from heights_engine import method_lookup
 from heights_engine.auth import OperatorCheck, write_token_file
 from heights_engine.collector import PauseLog, settle_gc
 from heights_engine.games import Games
@@ -85,6 +86,8 @@ async def build_server(
             )
     games = Games(store, cache_size=settings.cache_size, token_secret=secret)
     operator = settings.operator_token or secrets.token_urlsafe(32)
+    # Before any call: grpcio's own look-up leaves a reference cycle on every call.
+    method_lookup.install()
     server = aio.server(interceptors=[MetricsInterceptor()], options=server_options(settings))
     engine_service_pb2_grpc.add_EngineServiceServicer_to_server(
         EngineServicer(games, max_streams=settings.max_streams, operator=OperatorCheck(operator)),
