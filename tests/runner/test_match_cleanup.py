@@ -3,7 +3,8 @@
 A Celery soft time limit is an exception raised wherever the runner happens to be,
 `play_match`'s own `finally` included. Here the engine raises mid-game and a SIGALRM
 (standing for the soft limit) lands while the first seat is being closed: its bot, and
-the other seat's, must still be gone, with their cgroups.
+the other seat's, must still be gone, with their cgroups, and the soft limit is what
+the caller sees (the task ends the match on it instead of playing it again).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from heights_runner.launch import LaunchPolicy
 from heights_runner.match import play_match
 from heights_runner.sandbox import cgroups, probe
 from heights_runner.sandbox.cgroups import Owner
+from heights_runner.sandbox.process import BotProcess
 
 pytestmark = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not usable here")
 
@@ -54,7 +56,6 @@ class BreaksMidGame(LocalEngine):
     def apply(self, seat: int, action: int) -> None:
         self.applied += 1
         if self.applied == BREAK_AT:
-            signal.setitimer(signal.ITIMER_REAL, 0.05)
             raise EngineFaultError("injected: the engine failed mid-game")
         super().apply(seat, action)
 
@@ -84,10 +85,24 @@ def _my_bot_cgroups() -> list[Path]:
 
 
 @pytest.fixture
-def soft_time_limit() -> Iterator[None]:
+def soft_time_limit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """SIGALRM raises, armed as the first bot's close begins: it lands in that close's
+    grace wait (0.2 s, the bot ignores the end of its input), whatever the machine's load
+    did to the time between the engine's fault and the clean-up."""
+
     def raise_soft_limit(*_: object) -> None:
         raise SoftTimeLimitError("soft time limit")
 
+    original = BotProcess.close
+    armed: list[bool] = []
+
+    def close(self: BotProcess, grace: float = 0.2) -> None:
+        if not armed:
+            armed.append(True)
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+        original(self, grace)
+
+    monkeypatch.setattr(BotProcess, "close", close)
     previous = signal.signal(signal.SIGALRM, raise_soft_limit)
     yield
     signal.setitimer(signal.ITIMER_REAL, 0)
@@ -111,3 +126,26 @@ def test_a_soft_limit_during_the_clean_up_still_ends_every_seat(
     assert isinstance(raised.value, SoftTimeLimitError), "the alarm missed the clean-up"
     assert _bwrap_children() == []
     assert _my_bot_cgroups() == []
+
+
+class _Closes:
+    def __init__(self, name: str, closed: list[str], fails: bool) -> None:
+        self.name, self.closed, self.fails = name, closed, fails
+
+    def close(self) -> None:
+        self.closed.append(self.name)
+        if self.fails:
+            raise RuntimeError(f"{self.name} failed to close")
+
+
+def test_every_part_is_closed_and_the_first_failure_is_raised() -> None:
+    from typing import Any, cast
+
+    from heights_runner.match import _close_all
+
+    closed: list[str] = []
+    seats = [_Closes("seat 0", closed, True), _Closes("seat 1", closed, False)]
+    engine = _Closes("engine", closed, True)
+    with pytest.raises(RuntimeError, match="seat 0 failed"):
+        _close_all(cast(Any, seats), cast(Any, engine))
+    assert closed == ["seat 0", "seat 1", "engine"]

@@ -154,3 +154,48 @@ def test_a_soft_time_limit_ends_the_match_without_another_attempt(
     )
     assert len(attempts) == 1
     assert clock.waits == []
+
+
+def test_a_soft_time_limit_in_the_wait_between_attempts_ends_the_match(
+    monkeypatch: pytest.MonkeyPatch, clock: Clock
+) -> None:
+    """With the engine down, nearly all of the retry window is waits: a soft limit lands
+    there most often, outside any attempt, and must still end the match as a result."""
+    attempts = _engine_down_for(monkeypatch, 5, clock)
+
+    def sleep(seconds: float) -> None:
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(clock, "sleep", sleep)
+    result = tasks.run_spec_retrying(SPEC, retries=5, within_s=1800)
+    assert (result.status, result.error) == (
+        "failed",
+        "infrastructure failure: the task's soft time limit",
+    )
+    assert len(attempts) == 1
+
+
+def _wrapped_soft_limit() -> None:
+    """A soft limit that another error replaced on its way out: a close that raised
+    while the match was being closed, or the in-process engine's fault wrapping it."""
+    try:
+        raise SoftTimeLimitExceeded()
+    except SoftTimeLimitExceeded:
+        raise RuntimeError("a seat's close failed") from None
+
+
+def test_a_soft_time_limit_behind_another_error_is_not_played_again(
+    monkeypatch: pytest.MonkeyPatch, clock: Clock
+) -> None:
+    attempts: list[float] = []
+
+    def run_spec(spec: MatchSpec) -> MatchResult:
+        attempts.append(clock.now)
+        _wrapped_soft_limit()
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(tasks, "run_spec", run_spec)
+    result = tasks.run_spec_retrying(SPEC, retries=5, within_s=1800)
+    assert result.error == "infrastructure failure: the task's soft time limit"
+    assert len(attempts) == 1
+    assert clock.waits == []

@@ -10,7 +10,6 @@ can retry the whole match on the same seed, then record an infrastructure failur
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import logging
 import time
@@ -95,11 +94,17 @@ def play_match(spec: MatchSpec, make_engine: EngineFactory, policy: LaunchPolicy
 def _close_all(seats: list[Seat], engine: Engine) -> None:
     """Close every seat and the engine, whatever one of them raises: an exception out
     of one close (a Celery soft time limit lands anywhere) must not leave the seats
-    after it running; the first exception is raised once all have been closed."""
-    with contextlib.ExitStack() as stack:
-        stack.callback(engine.close)
-        for seat in reversed(seats):  # ExitStack runs its callbacks last in, first out
-            stack.callback(seat.close)
+    after it running. The first exception is raised once all have been closed; raised
+    while the match's own exception propagates, it carries that one as its context, so
+    the caller can still see what ended the match."""
+    first: BaseException | None = None
+    for close in [*(seat.close for seat in seats), engine.close]:
+        try:
+            close()
+        except BaseException as err:
+            first = first or err
+    if first is not None:
+        raise first
 
 
 def _check_bounds(spec: MatchSpec, decisions: int, overdue: float) -> None:

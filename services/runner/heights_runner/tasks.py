@@ -155,21 +155,22 @@ def run_spec_retrying(spec: MatchSpec, retries: int, within_s: float) -> MatchRe
     RETRY_WINDOW_S), so the last one ends by the match's deadline, before the broker
     hands the unacknowledged message to another worker.
     """
+    try:
+        return _attempts(spec, retries, within_s)
+    except SoftTimeLimitExceeded:  # in a wait between attempts, where most of a long outage goes
+        return _soft_limited(spec)
+
+
+def _attempts(spec: MatchSpec, retries: int, within_s: float) -> MatchResult:
     deadline = time.monotonic() + within_s
     wait = RETRY_FIRST_S
     error = "no attempt was made"
     for attempt in range(retries + 1):
         try:
             return run_spec(spec)
-        except SoftTimeLimitExceeded:
-            # A deployment's Celery soft time limit (--soft-time-limit): the hard one,
-            # a SIGKILL, follows, so another attempt would only be killed mid-match.
-            # play_match's finally has closed the bots; the match ends here, blaming none.
-            log.warning(
-                "match stopped by the task's soft time limit", extra={"match_id": spec.match_id}
-            )
-            return _failed(spec, INFRASTRUCTURE_FAILURE + "the task's soft time limit")
         except Exception as err:  # every fault left is the runner's or the engine's
+            if _soft_limit_in(err):
+                return _soft_limited(spec)
             error = fault_text(err)
             last = attempt == retries or time.monotonic() + wait > deadline
             log.warning(
@@ -184,6 +185,31 @@ def run_spec_retrying(spec: MatchSpec, retries: int, within_s: float) -> MatchRe
             time.sleep(wait)
             wait = min(wait * 2, RETRY_MAX_S)
     return _failed(spec, INFRASTRUCTURE_FAILURE + error)
+
+
+def _soft_limit_in(err: BaseException) -> bool:
+    """Whether a Celery soft time limit is `err` or behind it: it lands anywhere, and
+    what it interrupted may have wrapped it (the in-process engine's fault) or raised
+    another error while the match was being closed."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [err]
+    while todo:
+        found = todo.pop()
+        if found is None or id(found) in seen:
+            continue
+        if isinstance(found, SoftTimeLimitExceeded):
+            return True
+        seen.add(id(found))
+        todo += [found.__cause__, found.__context__]
+    return False
+
+
+def _soft_limited(spec: MatchSpec) -> MatchResult:
+    """A deployment's Celery soft time limit (--soft-time-limit): the hard one, a SIGKILL,
+    follows, so another attempt would only be killed mid-match. play_match's finally has
+    closed the bots; the match ends here, blaming none."""
+    log.warning("match stopped by the task's soft time limit", extra={"match_id": spec.match_id})
+    return _failed(spec, INFRASTRUCTURE_FAILURE + "the task's soft time limit")
 
 
 def _failed(spec: MatchSpec, error: str) -> MatchResult:
