@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import os
 import shutil
 import signal
@@ -202,6 +203,44 @@ def test_sweep_ends_a_dead_runners_leftovers_and_spares_the_living() -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
             cgroups.BotCgroup([path], None).remove()
+
+
+@pytest.mark.skipif(not probe().cgroup_pids, reason="no writable pids cgroup")
+def test_sweep_kills_nothing_when_proc_cannot_be_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error reading /proc other than the process's absence (out of file descriptors,
+    of memory) proves nothing: the sweep must not take it for the owner's death."""
+    path, pid = _occupied(_dead_owner().name())
+
+    def unreadable(pid: int) -> int | None:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(cgroups, "_start_ticks", unreadable)
+    try:
+        cgroups.sweep()
+        assert _alive(pid)
+        assert path.is_dir()
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        cgroups.BotCgroup([path], None).remove()
+
+
+@pytest.mark.skipif(not probe().cgroup_pids, reason="no writable pids cgroup")
+def test_sweep_removes_an_old_empty_cgroup_whatever_its_owner() -> None:
+    """A cgroup of another PID namespace's runner (its owner cannot be looked up) is
+    never emptied by force, but once empty and old it goes, as a nameless one does."""
+    alien = _dead_owner()
+    parent = cgroups.parent_dir("pids")
+    assert parent is not None
+    path = parent / Owner(alien.namespace + 1, alien.pid, alien.start).name()
+    path.mkdir()
+    try:
+        cgroups.sweep()  # young: kept, another runner may be about to use it
+        assert path.is_dir()
+        cgroups.sweep(min_age=0.0)
+        assert not path.exists()
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            path.rmdir()
 
 
 def test_owner_round_trips_through_the_name() -> None:

@@ -4,6 +4,7 @@ recorded as an infrastructure failure; a bot's fault is a forfeit, never retried
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from functools import cache
 from typing import Any
@@ -59,9 +60,19 @@ def _sweep_dead_runners(**_: Any) -> None:
     The worker's main process probed the sandbox, and swept, before forking its pool, so
     a pool process inherits that probe and never sweeps by itself; but a pool process is
     replaced exactly when one has died (a hard time limit, the OOM killer), mid-match.
+    In a thread of its own: billiard kills a pool process that has not reported itself up
+    within seconds (worker_proc_alive_timeout, 4 s), and ending a dead owner's processes
+    that are slow to die can take that long; the sweep touches nothing a match uses.
     """
-    if swept := cgroups.sweep():
-        log.info("removed %d bot cgroups left by a runner process that died", swept)
+    threading.Thread(target=_sweep, name="bot-cgroup-sweep", daemon=True).start()
+
+
+def _sweep() -> None:
+    try:
+        if swept := cgroups.sweep():
+            log.info("removed %d bot cgroups left by a runner process that died", swept)
+    except Exception:  # a sweep that failed leaves what it found for the next one
+        log.exception("sweeping the bot cgroups of dead runners failed")
 
 
 @cache

@@ -104,8 +104,10 @@ def _start_ticks(pid: int) -> int | None:
     """
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+    except (FileNotFoundError, ProcessLookupError):  # gone
         return None
+    # Any other error (out of file descriptors, memory) says nothing of the process: it
+    # propagates, and a sweep then kills nothing rather than a live runner's bots.
     # The command name (field 2) may hold spaces and parentheses: count from its end.
     fields = stat[stat.rindex(")") + 2 :].split()
     return None if fields[0] in ("Z", "X") else int(fields[19])
@@ -163,8 +165,9 @@ def sweep(min_age: float = 300.0) -> int:
     runs `close()`: its bots' cgroups stay, and whatever of a bot outlived it stays in
     them. A cgroup whose name records an owner that is provably dead has its processes
     killed and is removed; one whose owner lives (another worker on this machine, mid-match)
-    is left alone. A cgroup named in the older form (no owner) is removed only when empty
-    and older than `min_age` (rmdir refuses one that holds a process).
+    is left alone. Any other cgroup (the older form of name, with no owner; an owner in
+    another PID namespace, or one that may live) is removed only when empty and older
+    than `min_age` (rmdir refuses one that holds a process).
     """
     removed = 0
     now = time.time()
@@ -174,15 +177,21 @@ def sweep(min_age: float = 300.0) -> int:
             continue
         for path in parent.glob("bot-*"):
             owner = Owner.of(path.name)
-            if owner is None:
-                with contextlib.suppress(OSError):
-                    if now - path.stat().st_mtime > min_age:
-                        path.rmdir()
-                        removed += 1
-            elif owner.provably_dead():
+            try:
+                dead = owner is not None and owner.provably_dead()
+            except OSError:  # /proc unreadable for a reason other than the owner's end
+                dead = False
+            if dead:
                 left = BotCgroup([path], None)
                 left.kill_all()
                 removed += left.remove()
+                continue
+            # No owner, or one that may live (here, or in another PID namespace): only an
+            # empty cgroup that has stood long enough goes (rmdir refuses a non-empty one).
+            with contextlib.suppress(OSError):
+                if now - path.stat().st_mtime > min_age:
+                    path.rmdir()
+                    removed += 1
     return removed
 
 
