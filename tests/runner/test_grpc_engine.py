@@ -159,3 +159,57 @@ def test_a_ping_and_an_unknown_method_through_the_callers_stream(
             stream.call(b"")
         stream.close()
     assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+
+def test_a_message_the_engine_never_answers_ends_by_the_attempts_deadline(
+    start_server: Callable[..., InProcessServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream's deadline is what is left of the attempt, not the hour a stream may
+    last: a stalled handler cannot hold the runner past the match's own deadline."""
+    import asyncio
+
+    from heights_runner.engines import EngineUnavailableError
+
+    async def stalled(
+        self: EngineServicer, requests: AsyncIterator[Any], context: Any
+    ) -> AsyncIterator[Any]:
+        async for _ in requests:
+            await asyncio.sleep(3600)
+        yield  # an async generator, as the real handler
+
+    monkeypatch.setattr(EngineServicer, "ApplyActions", stalled)  # before the start
+    monkeypatch.setattr(grpc_engine, "attempt_seconds", lambda spec: 1.0)
+    monkeypatch.setattr(grpc_engine, "ATTEMPTS", 1)
+    engine = GrpcEngine(_spec(), channel(start_server().address), OPERATOR_TOKEN)
+    turn = engine.turn()
+    with pytest.raises(EngineUnavailableError):  # DEADLINE_EXCEEDED: retryable, ours
+        engine.apply(turn.seat, turn.observation()["legal"][-1]["id"])
+    engine.close()
+
+
+def test_a_grpcio_whose_core_operations_changed_keeps_grpcs_threaded_stream(
+    start_server: Callable[..., InProcessServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its internals are not grpcio's API: where they take other arguments, the runner
+    loses speed, not matches."""
+    from heights_runner import caller_stream
+
+    class Changed:  # this module's view of the layer; grpc's own code keeps the real one
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        @staticmethod
+        def SendMessageOperation(*args: object) -> object:  # noqa: N802 (grpc's name)
+            raise TypeError("SendMessageOperation() takes 3 arguments")
+
+    real = caller_stream.cygrpc
+    monkeypatch.setattr(caller_stream, "cygrpc", Changed())
+    caller_stream._usable.cache_clear()
+    try:
+        address = start_server().address
+        assert open_caller_stream(channel(address), APPLY_ACTIONS, 10.0) is None
+        expected = _play(LocalEngine(_spec()), set())
+        assert _play(GrpcEngine(_spec(), channel(address), OPERATOR_TOKEN), {0, 1, 2}) == expected
+    finally:
+        monkeypatch.undo()
+        caller_stream._usable.cache_clear()

@@ -20,6 +20,7 @@ where those are missing (another grpcio), and the caller keeps gRPC's threaded s
 
 from __future__ import annotations
 
+import functools
 import importlib
 import time
 from typing import Any
@@ -35,8 +36,9 @@ except ImportError:  # pragma: no cover (the locked grpcio has it)
 _STATUS_CODES = {code.value[0]: code for code in grpc.StatusCode}
 _MESSAGE, _STATUS, _OTHER = "message", "status", None
 # Events a cancelled call may still owe (its status, its initial metadata, the
-# half-close): all are taken so that its completion queue is freed; a bound, so that a
-# core that never answers cannot hang the runner.
+# half-close): all are taken so that its completion queue is freed. The count is a bound
+# on how many are taken; the wait for each is bounded by the call's deadline (the
+# cancel makes the core deliver them at once).
 _CLOSE_EVENTS = 8
 
 
@@ -153,8 +155,30 @@ def open_caller_stream(chan: grpc.Channel, method: str, timeout: float) -> Calle
     what it needs (then use gRPC's threaded stream)."""
     core = getattr(chan, "_channel", None)
     register = getattr(chan, "_get_registered_call_handle", None)
-    if cygrpc is None or core is None or register is None:
+    if not _usable() or core is None or register is None:
         return None
     if not hasattr(core, "segregated_call"):
         return None
-    return CallerStream(core, method, register(method), timeout)
+    try:
+        return CallerStream(core, method, register(method), timeout)
+    except TypeError:  # another grpcio's signatures: the threaded stream, which is public
+        return None
+
+
+@functools.cache
+def _usable() -> bool:
+    """Whether this grpcio's operations take the arguments used here: built once, never
+    sent. A grpcio whose internals changed shape then costs speed, not matches."""
+    if cygrpc is None:
+        return False
+    try:
+        cygrpc.SendMessageOperation(b"", 0)
+        cygrpc.ReceiveMessageOperation(0)
+        cygrpc.SendCloseFromClientOperation(0)
+        cygrpc.SendInitialMetadataOperation((), 0)
+        cygrpc.ReceiveStatusOnClientOperation(0)
+        cygrpc.ReceiveInitialMetadataOperation(0)
+        _ = (cygrpc.OperationType.receive_message, cygrpc.StatusCode.cancelled)
+    except (AttributeError, TypeError):
+        return False
+    return True

@@ -30,7 +30,7 @@ from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
 from heights_engine.proto import game_pb2
 from heights_runner.caller_stream import open_caller_stream
-from heights_runner.contract import MatchSpec
+from heights_runner.contract import MatchSpec, attempt_seconds
 from heights_runner.engines import (
     OVER,
     EngineFaultError,
@@ -44,8 +44,9 @@ T = TypeVar("T")
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 ATTEMPTS = 5
 CALL_TIMEOUT = 10.0
-# A whole game's ApplyActions stream: far longer than any game (bots' time is bounded by
-# their banks); a stalled connection is found sooner by the channel's keepalive.
+# The longest an ApplyActions stream may last. A match's stream gets what is left of its
+# attempt (contract.attempt_seconds), which is less; a stalled connection is found sooner
+# by the channel's keepalive.
 STREAM_TIMEOUT = 3600.0
 _SERVICE = pb.DESCRIPTOR.services_by_name["EngineService"]
 APPLY_ACTIONS = f"/{_SERVICE.full_name}/{_SERVICE.methods_by_name['ApplyActions'].name}"
@@ -109,13 +110,15 @@ class ActionStream:
     feeds it, and None ends the stream.
     """
 
-    def __init__(self, chan: grpc.Channel, stub: pb_grpc.EngineServiceStub) -> None:
-        self._caller = open_caller_stream(chan, APPLY_ACTIONS, STREAM_TIMEOUT)
+    def __init__(
+        self, chan: grpc.Channel, stub: pb_grpc.EngineServiceStub, timeout: float = STREAM_TIMEOUT
+    ) -> None:
+        self._caller = open_caller_stream(chan, APPLY_ACTIONS, timeout)
         self._requests: queue.SimpleQueue[pb.ApplyActionsRequest | None] = queue.SimpleQueue()
         self._responses = (
             None
             if self._caller is not None
-            else stub.ApplyActions(iter(self._requests.get, None), timeout=STREAM_TIMEOUT)
+            else stub.ApplyActions(iter(self._requests.get, None), timeout=timeout)
         )
 
     def call(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
@@ -147,6 +150,7 @@ class GrpcEngine:
     def __init__(self, spec: MatchSpec, chan: grpc.Channel, operator_token: str = "") -> None:
         self._chan = chan
         self._stub = pb_grpc.EngineServiceStub(chan)
+        self._attempt_ends = time.monotonic() + attempt_seconds(spec)
         request = pb.CreateGameRequest(
             # A fresh id per attempt: a re-run match starts a new game on the same seed.
             request_id=f"{spec.match_id}-{uuid.uuid4().hex[:12]}",
@@ -249,7 +253,10 @@ class GrpcEngine:
             response: pb.ApplyActionResponse = self._stub.ApplyAction(request, timeout=timeout)
             return response
         if self._stream is None:
-            self._stream = ActionStream(self._chan, self._stub)
+            # Its deadline is the attempt's: a message the engine never answers ends the
+            # wait (DEADLINE_EXCEEDED) by the time the match would be overdue anyway.
+            left = max(1.0, self._attempt_ends - time.monotonic())
+            self._stream = ActionStream(self._chan, self._stub, min(STREAM_TIMEOUT, left))
         try:
             return self._stream.call(request)
         except grpc.RpcError as err:
