@@ -68,3 +68,17 @@ def test_the_installed_look_up_finds_every_method_through_the_interceptor(
     with pytest.raises(grpc.RpcError) as caught:
         unknown(b"", timeout=10)
     assert status_code(caught.value) == grpc.StatusCode.UNIMPLEMENTED
+
+
+def test_another_grpcio_release_keeps_its_own_look_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A private function may keep its name and change how it is called: only the release
+    the replacement was written for gets it."""
+    method_lookup.restore()
+    try:
+        monkeypatch.setattr(grpc, "__version__", "1.99.0")
+        assert not method_lookup.install()
+        assert not method_lookup.installed()
+        monkeypatch.undo()
+        assert method_lookup.install()
+    finally:
+        method_lookup.install()

@@ -15,9 +15,10 @@ for a call that clones nothing.
 bound method is handed on instead, so nothing points back at the call and reference
 counting frees it all when the call ends. It finds the same handler through the same
 interceptors. grpcio's Cython calls the function through its module's globals, so the
-replacement is picked up for every call after it. It depends on grpcio's private names;
-when a grpcio lacks one of them, grpcio's own look-up stays, with a warning: slower
-under load, never wrong.
+replacement is picked up for every call after it. It depends on grpcio's private names
+and how they are called; on a grpcio release other than the one it was written for, or
+one that lacks a name, grpcio's own look-up stays, with a warning: slower under load,
+never wrong.
 """
 
 from __future__ import annotations
@@ -46,14 +47,25 @@ async def find_method_handler(
     return method_resolver.resolve_handler(details)
 
 
+# The grpcio releases whose `_find_method_handler` this one was written from and tested
+# against (the lock pins 1.85.1). Names alone do not say a private function is still
+# called the same way: on any other release grpcio's own look-up stays.
+WRITTEN_FOR = ("1.85.",)
+
+
 def install() -> bool:
     """Use `find_method_handler` for every call from now on; whether it is in use."""
+    version = str(getattr(importlib.import_module("grpc"), "__version__", "?"))
     missing = [name for name in _NEEDED if not hasattr(_cygrpc, name)]
-    if missing or not hasattr(_cygrpc._MethodResolver, "resolve_handler"):
+    if not hasattr(getattr(_cygrpc, "_MethodResolver", None), "resolve_handler"):
+        missing.append("_MethodResolver.resolve_handler")
+    if not version.startswith(WRITTEN_FOR):
+        missing.append(f"a look-up written for it (this one is for {', '.join(WRITTEN_FOR)}*)")
+    if missing:
         log.warning(
             "grpcio %s lacks %s: its own method look-up stays (a reference cycle a call)",
-            getattr(importlib.import_module("grpc"), "__version__", "?"),
-            ", ".join(missing) or "_MethodResolver.resolve_handler",
+            version,
+            ", ".join(missing),
         )
         return False
     _cygrpc._find_method_handler = find_method_handler
