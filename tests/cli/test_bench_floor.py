@@ -14,7 +14,7 @@ from heights_cli import bench_floor
 from heights_cli.bench_floor import step_counts
 from heights_engine.settings import Settings
 from heights_rules import CHANCE, GameConfig, RuleOptions, new_game
-from heights_runner import caller_stream
+from heights_runner import grpc_engine
 
 
 def test_steps_are_counted_by_kind_as_the_game_had_them() -> None:
@@ -51,7 +51,7 @@ def test_the_floors_ping_goes_as_the_runner_sends_its_actions(
     """A ping and its pong on the engine's stream, in the caller's thread as the runner's
     ActionStream sends, or on gRPC's threaded stream where this grpcio cannot."""
     if not caller_driven:
-        monkeypatch.setattr(caller_stream, "open_caller_stream", lambda *args: None)
+        monkeypatch.setattr(grpc_engine, "open_caller_stream", lambda *args: None)
     monkeypatch.setattr(bench_floor, "WARM_UP", 5)
     monkeypatch.setattr(bench_floor, "ROUND_TRIPS", 20)
     server = InProcessServer(Settings(address="127.0.0.1:0", operator_token=OPERATOR_TOKEN))

@@ -8,7 +8,6 @@ sandboxed process and back (a Python process that echoes it). Prints nothing its
 
 from __future__ import annotations
 
-import queue
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,34 +76,15 @@ def stream_ping(address: str, engine_pids: list[int]) -> PingCost:
 
 
 def _pinger(chan: grpc.Channel) -> tuple[Callable[[], bool], Callable[[], None]]:
-    """A ping on a new ApplyActions stream (whether the answer was a pong), and its close."""
+    """A ping on a new ApplyActions stream (whether the answer was a pong), and its close:
+    the runner's own stream (heights_runner.grpc_engine.ActionStream)."""
     from heights_engine.proto import engine_service_pb2 as pb
     from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
-    from heights_runner.caller_stream import open_caller_stream
-    from heights_runner.grpc_engine import APPLY_ACTIONS, STREAM_TIMEOUT
+    from heights_runner.grpc_engine import ActionStream
 
     ping = pb.ApplyActionsRequest(ping=True)
-    stream = open_caller_stream(chan, APPLY_ACTIONS, STREAM_TIMEOUT)
-    if stream is not None:
-        payload = ping.SerializeToString()
-
-        def caller_ping() -> bool:
-            answer = stream.call(payload)
-            return answer is not None and pb.ApplyActionsResponse.FromString(answer).pong
-
-        return caller_ping, stream.close
-    requests: queue.SimpleQueue[pb.ApplyActionsRequest | None] = queue.SimpleQueue()
-    responses = pb_grpc.EngineServiceStub(chan).ApplyActions(iter(requests.get, None))
-
-    def threaded_ping() -> bool:
-        requests.put(ping)
-        return bool(next(responses).pong)
-
-    def threaded_close() -> None:
-        requests.put(None)
-        responses.cancel()
-
-    return threaded_ping, threaded_close
+    stream = ActionStream(chan, pb_grpc.EngineServiceStub(chan))
+    return (lambda: stream.send(ping).pong), stream.close
 
 
 def _echo_bot(folder: Path) -> BotProcess:

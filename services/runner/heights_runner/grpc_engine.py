@@ -123,19 +123,22 @@ class ActionStream:
 
     def call(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
         """The response, or the grpc.RpcError that ended the stream."""
-        message = pb.ApplyActionsRequest(request=request)
+        return self.send(pb.ApplyActionsRequest(request=request)).response
+
+    def send(self, message: pb.ApplyActionsRequest) -> pb.ApplyActionsResponse:
+        """The stream's next message after `message` (an action, or a ping)."""
         if self._caller is not None:
             answer = self._caller.call(message.SerializeToString())
             if answer is None:
                 raise RuntimeError("the engine ended an ApplyActions stream early")
-            return pb.ApplyActionsResponse.FromString(answer).response
+            return pb.ApplyActionsResponse.FromString(answer)
         assert self._responses is not None
         self._requests.put(message)
         try:
             response: pb.ApplyActionsResponse = next(self._responses)
         except StopIteration:
             raise RuntimeError("the engine ended an ApplyActions stream early") from None
-        return response.response
+        return response
 
     def close(self) -> None:
         if self._caller is not None:
