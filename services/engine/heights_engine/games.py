@@ -10,6 +10,7 @@ sequence before the cache moves on: a refused request changes nothing anywhere.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import re
@@ -99,6 +100,17 @@ class Applied:
     legal: list[int]  # the acting seat's legal actions when it is to move again
     view: View | None  # the acting seat's view, when asked for
     next_view: View | None = None  # the next mover's view, when the caller holds its token
+
+
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    """`Games.apply`'s answer, built before the append is confirmed."""
+
+    to_move: int
+    legal: list[int]
+    view: View | None
+    next_view: View | None  # whole: the seat's next patch base
+    sent_next_view: View | None  # as sent: a patch from the seat's base when there is one
 
 
 def check_id(value: str, what: str) -> str:
@@ -262,7 +274,31 @@ class Games:
             while True:
                 try:
                     work, actions, actors = self._tried(live, expected, seat, action, forced_for)
-                    await self.store.append(game_id, expected, actions, work.is_terminal())
+                    # The store's command leaves now (Redis: written in this call), and the
+                    # views are built while it travels: the reply is then usually in the
+                    # socket when the loop next polls, so this task is resumed without the
+                    # loop going to sleep for it. Awaited straight after, the loop slept
+                    # and was woken at every decision (a context switch), and the views
+                    # waited for Redis. Built from `work`, they are dropped if the append
+                    # is refused: nothing of this replica changes before it is accepted.
+                    appending = self.store.append(game_id, expected, actions, work.is_terminal())
+                    try:
+                        reply = self._reply(
+                            live,
+                            expected,
+                            seat,
+                            work,
+                            actions,
+                            held,
+                            view_tokens,
+                            view_bases,
+                            with_view,
+                        )
+                    except BaseException:
+                        with contextlib.suppress(Exception):
+                            await appending
+                        raise
+                    await appending
                     break
                 except EngineError:
                     if fresh:
@@ -272,22 +308,17 @@ class Games:
             live.state = work
             live.actions.extend(actions)
             live.actors.extend(actors)
-            over = work.is_terminal()
-            to_move = -1 if over else work.current_player()
-            next_view = None
-            if to_move in held and view_tokens:
-                next_view = live.view(to_move)
-                if view_bases:
-                    next_view = self._patched(game_id, next_view, view_bases[to_move])
+            if reply.next_view is not None and view_bases:
+                self._keep_base(game_id, reply.next_view)
             applied = Applied(
                 steps=live.steps(expected),
                 live=live,
                 seat=seat,
                 sequence=live.sequence,
-                to_move=to_move,
-                legal=work.legal_actions() if to_move == seat else [],
-                view=live.view(seat) if with_view else None,
-                next_view=next_view,
+                to_move=reply.to_move,
+                legal=reply.legal,
+                view=reply.view,
+                next_view=reply.sent_next_view,
             )
         forced = sum(1 for actor in actors[1:] if actor != CHANCE)
         metrics.DECISIONS.inc()
@@ -298,6 +329,40 @@ class Games:
             metrics.CHANCE_STEPS.inc(len(actions) - 1 - forced)
         return applied
 
+    def _reply(  # noqa: PLR0917 (apply's one helper: its request's parts)
+        self,
+        live: LiveGame,
+        expected: int,
+        seat: int,
+        work: GameState,
+        actions: list[int],
+        held: set[int],
+        view_tokens: Sequence[str],
+        view_bases: Sequence[int],
+        with_view: bool,
+    ) -> _Reply:
+        """What `apply` answers about `work`, the state the append will make current.
+
+        Read-only on this replica (the patch bases are kept by `_keep_base` once the
+        append is accepted); the views go in the order they always did, next mover first,
+        so that they share the game's view cache as before.
+        """
+        game_id = live.record.game_id
+        sequence = expected + len(actions)
+        to_move = -1 if work.is_terminal() else work.current_player()
+        next_view = sent = None
+        if to_move in held and view_tokens:
+            next_view = sent = build_view(
+                live.record, live.config, work, sequence, to_move, cache=live.view_cache
+            )
+            if view_bases:
+                sent = self._patch_from(game_id, next_view, view_bases[to_move])
+        legal = work.legal_actions() if to_move == seat else []
+        view = None
+        if with_view:
+            view = build_view(live.record, live.config, work, sequence, seat, cache=live.view_cache)
+        return _Reply(to_move, legal, view, next_view, sent)
+
     def _patched(self, game_id: str, view: View, held: int) -> View:
         """`view` as a patch from the caller's base when this replica sent that base.
 
@@ -305,6 +370,20 @@ class Games:
         game's state and the seat, so a base of the same sequence is the same document
         whichever replica built it.
         """
+        sent = self._patch_from(game_id, view, held)
+        self._keep_base(game_id, view)
+        return sent
+
+    def _patch_from(self, game_id: str, view: View, held: int) -> View:
+        """`view` as a patch from the base `held`, when it is the seat's last one here."""
+        bases = self._bases.get(game_id)
+        known = None if bases is None else bases.get(view.viewer)
+        if known is None or known[0] != held or held < 0:
+            return view
+        return view.as_patch(make_patch(known[1], view.observation), held)
+
+    def _keep_base(self, game_id: str, view: View) -> None:
+        """`view` (whole) as its seat's base for the next patch."""
         bases = self._bases.get(game_id)
         if bases is None:
             bases = self._bases[game_id] = {}
@@ -312,11 +391,7 @@ class Games:
                 self._bases.popitem(last=False)
         else:
             self._bases.move_to_end(game_id)
-        known = bases.get(view.viewer)
         bases[view.viewer] = (view.sequence, view.observation)
-        if known is None or known[0] != held or held < 0:
-            return view
-        return view.as_patch(make_patch(known[1], view.observation), held)
 
     @staticmethod
     def _tried(

@@ -21,7 +21,7 @@ import hashlib
 import logging
 import ssl
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -254,6 +254,31 @@ class RedisPipe:
             await self.call("SCRIPT", "LOAD", script.source)
             return await self.call("EVALSHA", script.sha, len(keys), *keys, *args)
 
+    def script_sent(
+        self, script: Script, keys: Sequence[Any], args: Sequence[Any]
+    ) -> Awaitable[Any]:
+        """`script`'s reply, its command written now when the connection is up (else
+        once awaited, after connecting): what the caller does meanwhile overlaps the
+        round trip. Await it, always: its reply or error is the caller's."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost:
+            return self.script(script, keys, args)
+        sent = protocol.send(_pack("EVALSHA", script.sha, len(keys), *keys, *args))
+        return self._script_reply(sent, script, keys, args)
+
+    async def _script_reply(
+        self,
+        sent: asyncio.Future[Any],
+        script: Script,
+        keys: Sequence[Any],
+        args: Sequence[Any],
+    ) -> Any:
+        try:
+            return await sent
+        except NoScriptError:  # as in `script`
+            await self.call("SCRIPT", "LOAD", script.source)
+            return await self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+
     async def _connect(self) -> _Pipelined:
         if self._connecting is None:
             self._connecting = asyncio.Lock()
@@ -372,7 +397,11 @@ class RedisStore:
             raise not_found(game_id)
         return [int(a) for a in items]
 
-    async def append(self, game_id: str, expected: int, actions: list[int], finished: bool) -> int:
+    def append(
+        self, game_id: str, expected: int, actions: list[int], finished: bool
+    ) -> Coroutine[Any, Any, int]:
+        """`GameStore.append`, its command written to Redis in this call when connected:
+        the caller works on while it travels and awaits the result (`Games.apply`)."""
         keys = [
             self._key(game_id, "record"),
             self._key(game_id, "log"),
@@ -381,7 +410,11 @@ class RedisStore:
         ]
         ttl = self._finished_ttl if finished else self._game_ttl
         args: list[Any] = [expected, ttl, int(finished), game_id, *actions]
-        result = int(await self._pipe.script(self._append, keys, args))
+        return self._appended(self._pipe.script_sent(self._append, keys, args), game_id, expected)
+
+    @staticmethod
+    async def _appended(reply: Awaitable[Any], game_id: str, expected: int) -> int:
+        result = int(await reply)
         if result == -1:
             raise not_found(game_id)
         if result < -1:
