@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from heights_bots.bot import BOT_NAMES, make_bot
-from heights_rules import DEFAULT_CATALOGUE, from_infoset, load_catalogue
+from heights_rules import DEFAULT_CATALOGUE, GameState, from_infoset, load_catalogue
 from heights_sdk import Bot, Decision, run
 
 
@@ -37,7 +37,13 @@ class BuiltinBot(Bot):
         load_catalogue(str(hello.get("catalogue", DEFAULT_CATALOGUE)))
 
     def choose(self, decision: Decision) -> tuple[int, str]:
-        state = from_infoset(decision.observation["infoset"], owned=True)
+        return self.choose_from(self.state_of(decision))
+
+    def state_of(self, decision: Decision) -> GameState:
+        """The seat's view of the game as a state the bot reads."""
+        return from_infoset(decision.observation["infoset"], owned=True)
+
+    def choose_from(self, state: GameState) -> tuple[int, str]:
         action, note = self._bot.act_with_note(state, self.seat)
         return int(action), str(note)
 
