@@ -27,6 +27,9 @@ class BuiltinBot(Bot):
         super().__init__(name=name)
         self._seed = seed
         self._bot: Any = None
+        # The last decision's (infoset, state): an observation made by a patch shares
+        # its unchanged parts with the last one, and the state built from those is reused.
+        self._base: tuple[dict[str, Any], GameState] | None = None
 
     def on_start(self, hello: dict[str, Any]) -> None:
         # The runner derived this seed from the match seed and the seat (seat_seed), so
@@ -41,7 +44,10 @@ class BuiltinBot(Bot):
 
     def state_of(self, decision: Decision) -> GameState:
         """The seat's view of the game as a state the bot reads."""
-        return from_infoset(decision.observation["infoset"], owned=True)
+        infoset = decision.observation["infoset"]
+        state = from_infoset(infoset, owned=True, base=self._base)
+        self._base = (infoset, state)
+        return state
 
     def choose_from(self, state: GameState) -> tuple[int, str]:
         action, note = self._bot.act_with_note(state, self.seat)
