@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from heights_bots.bot import BOT_NAMES, make_bot
-from heights_rules import DEFAULT_CATALOGUE, from_infoset, load_catalogue
+from heights_rules import DEFAULT_CATALOGUE, GameState, from_infoset, load_catalogue
 from heights_sdk import Bot, Decision, run
 
 
@@ -27,6 +27,9 @@ class BuiltinBot(Bot):
         super().__init__(name=name)
         self._seed = seed
         self._bot: Any = None
+        # The last decision's (infoset, state): an observation made by a patch shares
+        # its unchanged parts with the last one, and the state built from those is reused.
+        self._base: tuple[dict[str, Any], GameState] | None = None
 
     def on_start(self, hello: dict[str, Any]) -> None:
         # The runner derived this seed from the match seed and the seat (seat_seed), so
@@ -37,7 +40,16 @@ class BuiltinBot(Bot):
         load_catalogue(str(hello.get("catalogue", DEFAULT_CATALOGUE)))
 
     def choose(self, decision: Decision) -> tuple[int, str]:
-        state = from_infoset(decision.observation["infoset"], owned=True)
+        return self.choose_from(self.state_of(decision))
+
+    def state_of(self, decision: Decision) -> GameState:
+        """The seat's view of the game as a state the bot reads."""
+        infoset = decision.observation["infoset"]
+        state = from_infoset(infoset, owned=True, base=self._base)
+        self._base = (infoset, state)
+        return state
+
+    def choose_from(self, state: GameState) -> tuple[int, str]:
         action, note = self._bot.act_with_note(state, self.seat)
         return int(action), str(note)
 

@@ -95,14 +95,20 @@ def new_game(config: GameConfig, seed: int) -> GameState:
     return s
 
 
-def from_infoset(data: dict[str, Any], owned: bool = False) -> GameState:
+def from_infoset(
+    data: dict[str, Any],
+    owned: bool = False,
+    base: tuple[dict[str, Any], GameState] | None = None,
+) -> GameState:
     """A state from an infoset; hidden parts stay hidden until `determinize`.
 
     With `owned`, `data` (e.g. just parsed from JSON) is consumed rather than copied.
+    With `base`, an earlier (infoset, state from it), the parts `data` shares with that
+    infoset are taken from that state (serialize.load_into).
     """
     clean = {k: v for k, v in data.items() if k != "redacted_for"}
     s = GameState()
-    load_into(s, clean, owned)
+    load_into(s, clean, owned, base)
     return s
 
 
