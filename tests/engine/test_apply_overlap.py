@@ -13,27 +13,13 @@ import time
 
 import pytest
 import redis
+from tests.engine.records import game_record
 
 from heights_engine.errors import Code, EngineError
 from heights_engine.games import Games
 from heights_engine.redis_store import RedisStore
-from heights_engine.store import GameRecord, MemoryStore
+from heights_engine.store import MemoryStore
 from heights_rules import GameConfig
-
-
-def _record(game_id: str) -> GameRecord:
-    return GameRecord(
-        game_id=game_id,
-        config={"players": 2},
-        seed=1,
-        salt_hex="00",
-        commitment="c",
-        seat_names=("a", "b"),
-        token_hashes=("x", "y"),
-        token_nonce="n",
-        request_id=f"request-{game_id}",
-        fingerprint="f",
-    )
 
 
 def test_a_redis_append_is_written_before_it_is_awaited(redis_url: str, redis_prefix: str) -> None:
@@ -41,7 +27,7 @@ def test_a_redis_append_is_written_before_it_is_awaited(redis_url: str, redis_pr
         store = RedisStore(
             redis_url, prefix=redis_prefix, max_games=10, game_ttl=600, finished_ttl=600
         )
-        await store.create(_record("early"), [], False)
+        await store.create(game_record("early"), [], False)
         assert await store.actions("early") == []  # connected
         appending = store.append("early", 0, [5, 6], False)
         # Not awaited yet, and this loop blocked: Redis has the command all the same.

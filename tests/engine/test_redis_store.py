@@ -22,11 +22,11 @@ from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from tests.engine.clients import create_game, free_port, play_out, seat_clients, stub
 from tests.engine.conftest import Replicas
+from tests.engine.records import game_record
 
 from heights_engine.errors import Code, EngineError
 from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.redis_store import RedisPipe, RedisStore
-from heights_engine.store import GameRecord
 from heights_rules import Replay
 from heights_rules.replay import verify
 
@@ -73,21 +73,6 @@ def _store(url: str, prefix: str) -> RedisStore:
     return RedisStore(url, prefix=prefix, max_games=1000, game_ttl=600, finished_ttl=600)
 
 
-def _record(game_id: str) -> GameRecord:
-    return GameRecord(
-        game_id=game_id,
-        config={"players": 2},
-        seed=1,
-        salt_hex="00",
-        commitment="c",
-        seat_names=("a", "b"),
-        token_hashes=("x", "y"),
-        token_nonce="n",
-        request_id=f"request-{game_id}",
-        fingerprint="f",
-    )
-
-
 def test_concurrent_appends_share_round_trips_and_each_gets_its_own_answer(
     redis_url: str, redis_prefix: str
 ) -> None:
@@ -95,7 +80,7 @@ def test_concurrent_appends_share_round_trips_and_each_gets_its_own_answer(
         store = _store(redis_url, redis_prefix)
         games = [f"game{i}" for i in range(20)]
         for game_id in games:
-            await store.create(_record(game_id), [], False)
+            await store.create(game_record(game_id), [], False)
         assert await store.actions(games[0]) == []  # connected
         protocol = store._pipe._protocol
         assert protocol is not None
@@ -117,7 +102,7 @@ def test_racers_in_one_round_trip_have_exactly_one_winner(
 ) -> None:
     async def scenario() -> None:
         store = _store(redis_url, redis_prefix)
-        await store.create(_record("raced"), [7], False)
+        await store.create(game_record("raced"), [7], False)
         racers = [store.append("raced", 1, [seat], False) for seat in range(10)]
         results = await asyncio.gather(*racers, return_exceptions=True)
         won = [r for r in results if r == 2]
@@ -167,7 +152,7 @@ def test_a_restarted_redis_is_reconnected_and_its_scripts_loaded_again(
 
     async def scenario() -> None:
         store = _store(url, "restart")
-        await store.create(_record("g"), [], False)
+        await store.create(game_record("g"), [], False)
         assert await store.append("g", 0, [1], False) == 1
         private_redis.stop()
         with pytest.raises(RedisError):  # answered UNAVAILABLE by the servicer
@@ -175,7 +160,7 @@ def test_a_restarted_redis_is_reconnected_and_its_scripts_loaded_again(
         private_redis.start()  # empty: no game, no scripts
         for attempt in range(2):  # at most one call (each way) learns the old socket is gone
             try:
-                await store.create(_record("g"), [], False)
+                await store.create(game_record("g"), [], False)
                 assert await store.append("g", 0, [3], False) == 1
                 break
             except RedisConnectionError:
