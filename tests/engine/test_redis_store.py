@@ -260,3 +260,19 @@ def test_games_played_at_once_through_one_replica_verify(replicas: Replicas) -> 
     for game_id in game_ids:
         blob = engine.GetReplay(pb.GetReplayRequest(game_id=game_id)).replay
         assert verify(Replay.from_bytes(blob)).ok
+
+
+def test_appends_go_on_after_redis_forgot_its_scripts(private_redis: PrivateRedis) -> None:
+    """A Redis restarted or flushed has no script: the append loads it and runs it once,
+    on the connected path (the command written before it is awaited) as on the first."""
+
+    async def scenario() -> None:
+        store = _store(f"redis://127.0.0.1:{private_redis.port}/0", "noscript")
+        await store.create(game_record("g"), [], False)
+        assert await store.append("g", 0, [1], False) == 1
+        redis.Redis(port=private_redis.port).script_flush()
+        assert await store.append("g", 1, [2, 3], False) == 3
+        assert await store.actions("g") == [1, 2, 3]
+        await store.close()
+
+    asyncio.run(scenario())

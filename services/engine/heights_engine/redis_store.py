@@ -248,11 +248,8 @@ class RedisPipe:
         return await protocol.send(_pack(*command))
 
     async def script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        try:
-            return await self.call("EVALSHA", script.sha, len(keys), *keys, *args)
-        except NoScriptError:  # Redis restarted or flushed: the script did not run
-            await self.call("SCRIPT", "LOAD", script.source)
-            return await self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        evalsha = self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        return await self._script_reply(evalsha, script, keys, args)
 
     def script_sent(
         self, script: Script, keys: Sequence[Any], args: Sequence[Any]
@@ -268,14 +265,14 @@ class RedisPipe:
 
     async def _script_reply(
         self,
-        sent: asyncio.Future[Any],
+        sent: Awaitable[Any],
         script: Script,
         keys: Sequence[Any],
         args: Sequence[Any],
     ) -> Any:
         try:
             return await sent
-        except NoScriptError:  # as in `script`
+        except NoScriptError:  # Redis restarted or flushed: the script did not run
             await self.call("SCRIPT", "LOAD", script.source)
             return await self.call("EVALSHA", script.sha, len(keys), *keys, *args)
 
