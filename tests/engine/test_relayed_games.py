@@ -33,6 +33,7 @@ import pytest
 from tests.engine.clients import OPERATOR_TOKEN
 from tests.engine.conftest import Replicas
 
+from heights_cli.bench_engine_phases import greedy_log
 from heights_engine.proto import engine_service_pb2 as pb
 from heights_runner.contract import BotRef, MatchSpec, SeatSpec
 from heights_runner.engines import OVER
@@ -67,21 +68,6 @@ def digest(address: str, players: int, seed: int, actions: list[int]) -> str:
         sha.update(finished.replay + json.dumps(finished.outcome, sort_keys=True).encode())
         engine.close()
     return sha.hexdigest()
-
-
-def greedy_actions(players: int, seed: int) -> list[int]:
-    """Every step of a greedy game, chance steps included (what the recording replays)."""
-    from heights_bots.greedy import greedy_action
-    from heights_rules import CHANCE, GameConfig, new_game
-
-    state = new_game(GameConfig(players=players), seed)
-    actions: list[int] = []
-    while not state.is_terminal():
-        seat = state.current_player()
-        action = state.legal_actions()[0] if seat == CHANCE else greedy_action(state, seat)
-        actions.append(action)
-        state.apply(action)
-    return actions
 
 
 def build() -> str:
@@ -128,7 +114,7 @@ def record() -> None:
     try:
         games = []
         for players, seed in CASES:
-            actions = greedy_actions(players, seed)
+            actions = greedy_log(players, seed)
             sha = digest(server.address, players, seed, actions)
             kept = old.get((players, seed), {})
             digests = kept.get("digests", {}) if kept.get("actions") == actions else {}

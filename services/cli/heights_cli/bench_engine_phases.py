@@ -150,9 +150,10 @@ async def _phased(
         to_move = -1 if work.is_terminal() else work.current_player()
         response = pb.ApplyActionResponse()
         if to_move >= 0:
-            view = live.view(to_move)
+            whole = live.view(to_move)
             clock.tick("view")
-            view = games._patched(game_id, view, bases[to_move])
+            view = games._patch_from(game_id, whole, bases[to_move])
+            games._keep_base(game_id, whole)
             clock.tick("patch")
             # The JSON alone, then the message with it (view_to_proto encodes it again):
             # the message's own share is the second less the first (~0, so noise can

@@ -363,19 +363,10 @@ class Games:
             view = build_view(live.record, live.config, work, sequence, seat, cache=live.view_cache)
         return _Reply(to_move, legal, view, next_view, sent)
 
-    def _patched(self, game_id: str, view: View, held: int) -> View:
-        """`view` as a patch from the caller's base when this replica sent that base.
-
-        The view becomes the seat's next base either way. A view is a function of the
-        game's state and the seat, so a base of the same sequence is the same document
-        whichever replica built it.
-        """
-        sent = self._patch_from(game_id, view, held)
-        self._keep_base(game_id, view)
-        return sent
-
     def _patch_from(self, game_id: str, view: View, held: int) -> View:
-        """`view` as a patch from the base `held`, when it is the seat's last one here."""
+        """`view` as a patch from the caller's base `held` when this replica sent that base
+        (the seat's last one here). A view is a function of the game's state and the seat,
+        so a base of the same sequence is the same document whichever replica built it."""
         bases = self._bases.get(game_id)
         known = None if bases is None else bases.get(view.viewer)
         if known is None or known[0] != held or held < 0:
