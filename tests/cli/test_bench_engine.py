@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import os
+
+from tests.real_redis import TEST_REDIS_URL
 
 from heights_cli.bench_engine import play
 
@@ -19,7 +20,7 @@ def test_a_game_through_the_handler_verifies_and_repeats_for_its_seed() -> None:
 
 
 def test_the_redis_store_plays_the_same_game() -> None:
-    url = os.environ.get("HEIGHTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    url = TEST_REDIS_URL
     memory = asyncio.run(play(1, 2, seed=9))
     redis = asyncio.run(play(1, 2, seed=9, redis_url=url))
     assert redis.verified

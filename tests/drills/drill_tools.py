@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 import redis
+from tests.real_redis import TEST_REDIS_URL
 
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = TEST_REDIS_URL
 
 
 def wait_for(what: str, ready: Callable[[], bool], timeout: float, log: str = "") -> None:
@@ -56,12 +57,3 @@ class PrivateRedis:
             self.proc.send_signal(sig)
             self.proc.wait(timeout=10)
         self.proc = None
-
-
-def redis_forget(prefix: str, url: str = REDIS) -> None:
-    """Delete a drill's keys (broker, ledger-free engine store) from the shared Redis."""
-    client = redis.Redis.from_url(url)
-    keys = list(client.scan_iter(f"{prefix}*"))
-    if keys:
-        client.delete(*keys)
-    client.close()

@@ -13,7 +13,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from tests.drills.drill_tools import REDIS, redis_forget
+from tests.drills.drill_tools import REDIS
+from tests.real_redis import redis_forget
 
 from heights_cli.stack import Service, Stack
 from heights_rules.replay import Replay

@@ -25,7 +25,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test import override_settings
-from tests.drills.drill_tools import REDIS, redis_forget, wait_for
+from tests.drills.drill_tools import REDIS, wait_for
+from tests.real_redis import redis_forget
 from tests.runner.worker_stack import slow_bot
 
 from heights_cli.stack import Stack, free_port

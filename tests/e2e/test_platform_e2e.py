@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.real_redis import TEST_REDIS_URL
 
 from heights_cli.api_client import ApiCallError, ApiClient
 from heights_cli.demo import FIRST_LEGAL, start_system
 from heights_cli.stack import Service
 
 POSTGRES = "postgres://postgres@127.0.0.1:5432"
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = TEST_REDIS_URL
 USERS = {"erin": "erin-plays-heights-42", "finn": "finn-builds-towers-42"}
 ADMIN = ("e2e-admin", "arena-e2e-admin-7")
 TIMEOUT = 60.0  # seconds, for each wait on the system

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import redis
 from tests.engine.clients import OPERATOR_TOKEN, free_port, wait_healthy
+from tests.real_redis import TEST_REDIS_URL
 
 from heights_engine.server import build_server, make_store
 from heights_engine.settings import Settings
@@ -75,7 +76,7 @@ def memory_server(server_factory: Callable[..., InProcessServer]) -> str:
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """The Redis at 127.0.0.1:6379, or a private redis-server, or skip."""
-    url = os.environ.get("HEIGHTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    url = TEST_REDIS_URL
     try:
         redis.Redis.from_url(url, socket_connect_timeout=1).ping()
         yield url

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 import redis
+from tests.real_redis import TEST_REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
-REDIS_URL = os.environ.get("HEIGHTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_URL = TEST_REDIS_URL
 RATE = 100  # calls a second: the first step's and the highest, so one step a phase
 
 

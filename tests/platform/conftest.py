@@ -15,8 +15,8 @@ import pytest
 import redis
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
-from tests.platform.real_redis import TEST_REDIS_URL
 from tests.platform.site_world import site_world_create
+from tests.real_redis import TEST_REDIS_URL
 
 from heights_platform.bots.models import Bot
 from heights_platform.common.redis_cache import RedisCache

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import redis
-from tests.platform.real_redis import TEST_REDIS_URL
+from tests.real_redis import TEST_REDIS_URL
 
 from heights_platform.common.redis_cache import RedisCache
 

@@ -19,7 +19,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 from rest_framework.throttling import SimpleRateThrottle
-from tests.platform.real_redis import TEST_REDIS_URL
+from tests.real_redis import TEST_REDIS_URL
 
 from heights_platform.common.redis_cache import RedisCache
 from heights_platform.common.throttles import (

@@ -1,7 +1,8 @@
 """A real runner stack for tests: engine service, Redis broker, Celery worker processes.
 
 Each test gets a broker key prefix and an engine key prefix of its own, so tests (and
-xdist workers) share the machine's Redis without seeing each other's messages.
+xdist workers) share the machine's Redis without seeing each other's messages, and its
+keys are deleted when the stack stops.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery
+from tests.real_redis import TEST_REDIS_URL, redis_forget
 
 from heights_cli.stack import Service, Stack
 from heights_runner.celery_app import make_app
@@ -21,7 +23,7 @@ from heights_runner.client import RunnerClient
 from heights_runner.contract import MatchSpec
 from heights_runner.settings import RunnerSettings
 
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = TEST_REDIS_URL
 
 
 def slow_bot(sleep_s: float = 0.01) -> bytes:
@@ -94,3 +96,4 @@ def runner_stack(tmp: Path, broker: str = "redis", **env: str) -> Iterator[Runne
         yield RunnerStack(stack, engine, prefix, app, worker_env)
     finally:
         stack.stop()
+        redis_forget(prefix, REDIS)
