@@ -88,7 +88,11 @@ class LiveGame:
         return [Step(i, self.actions[i], self.actors[i]) for i in range(after, self.sequence)]
 
 
-@dataclass(frozen=True, slots=True)
+# Applied and _Reply are built on every ApplyAction and never changed after. Not frozen:
+# a frozen dataclass's __init__ sets each field through object.__setattr__, which made
+# these two ~5% of the handler's instructions a load test call (loadtests/README.md,
+# "What a game call's handler spends").
+@dataclass(slots=True)
 class Applied:
     """An accepted action: the steps appended and the game right after them."""
 
@@ -102,7 +106,7 @@ class Applied:
     next_view: View | None = None  # the next mover's view, when the caller holds its token
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Reply:
     """`Games.apply`'s answer, built before the append is confirmed."""
 
