@@ -87,6 +87,14 @@ def test_invalid_argument(engine: pb_grpc.EngineServiceStub) -> None:
         assert (code, got) == (grpc.StatusCode.INVALID_ARGUMENT, reason)
     no_action = pb.ApplyActionRequest(game_id=game_id, seat_token=token, expected_sequence=seq)
     assert refused(lambda: engine.ApplyAction(no_action))[1] == "ACTION_REQUIRED"
+    # ApplyAction checks an id only when the game is not cached: a malformed one never is,
+    # and it is refused before the sequence is looked at.
+    legal = engine.ListLegalActions(pb.ListLegalActionsRequest(game_id=game_id, seat_token=token))
+    move = game_pb2.Action(id=legal.actions[0].id)
+    for bad_id in ("../x", "", game_id + "!"):
+        assert refused(lambda i=bad_id: apply(engine, i, token, seq, move))[1] == "MALFORMED_ID"  # type: ignore[misc]
+        assert refused(lambda i=bad_id: apply(engine, i, token, -1, move))[1] == "MALFORMED_ID"  # type: ignore[misc]
+    assert refused(lambda: apply(engine, game_id, token, -1, move))[1] == "BAD_SEQUENCE"
     no_token = pb.ListLegalActionsRequest(game_id=game_id)
     assert refused(lambda: engine.ListLegalActions(no_token))[1] == "SEAT_TOKEN_REQUIRED"
     reused = pb.CreateGameRequest(request_id="twice", config=game_pb2.GameConfig(players=2))

@@ -4,6 +4,7 @@ recorded as if the seat had chosen them; and the ApplyActions stream's ping."""
 from __future__ import annotations
 
 import pytest
+from prometheus_client import REGISTRY
 from tests.engine.clients import create_game, stub
 from tests.engine.test_apply_stream import Stream
 
@@ -81,6 +82,31 @@ def test_forced_decisions_are_played_recorded_and_the_replay_verifies(memory_ser
             assert state.legal_actions() == [action]
         state.apply(action)
     assert len(played) == len(asked) - len(forced)
+
+
+def _actions_counted() -> dict[str, float]:
+    return {
+        kind: REGISTRY.get_sample_value("heights_engine_actions_total", {"kind": kind}) or 0.0
+        for kind in ("decision", "forced", "chance")
+    }
+
+
+def test_the_actions_counter_counts_decisions_forced_decisions_and_chance_steps(
+    memory_server: str,
+) -> None:
+    engine = stub(memory_server)
+    created = create_game(engine, players=3)
+    before = _actions_counted()
+    answers = _play(engine, created, play_forced=True)
+    counted = {kind: n - before[kind] for kind, n in _actions_counted().items()}
+    after_first = [s for a in answers for s in a.steps[1:]]
+    assert counted == {
+        "decision": len(answers),
+        "forced": sum(1 for s in after_first if s.actor != CHANCE),
+        "chance": sum(1 for s in after_first if s.actor == CHANCE),
+    }
+    assert counted["forced"] > 0
+    assert counted["chance"] > 0
 
 
 def test_only_the_seats_whose_tokens_the_request_holds_are_played_for(memory_server: str) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from heights_cli import (
     bench,
     bench_engine,
+    bench_engine_mix,
     bench_engine_phases,
     bench_ratings,
     bench_runner,
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         bench,
         bench_runner,
         bench_engine,
+        bench_engine_mix,
         bench_engine_phases,
         bench_ratings,
         engine_cmd,

@@ -92,6 +92,49 @@ def step_to_proto(step: Step) -> pb.Step:
     return pb.Step(index=step.index, action=action_to_proto(step.action), actor=step.actor)
 
 
+def add_steps(field: Any, steps: list[Step]) -> None:
+    """Append `steps` to a repeated Step field of a response.
+
+    Each is built in place (`add`): a `pb.Step` built apart and then `extend`ed was
+    copied once more, its action included.
+    """
+    for step in steps:
+        field.add(index=step.index, action=action_to_proto(step.action), actor=step.actor)
+
+
+@functools.cache  # bounded: one per action id, NUM_ACTIONS of them
+def _legal_entry(action_id: int) -> bytes:
+    """The action as one encoded entry of `ApplyActionResponse.legal_actions`."""
+    entry = service_pb.ApplyActionResponse(legal_actions=[action_to_proto(action_id)])
+    return entry.SerializeToString()
+
+
+@functools.cache  # bounded: one per action id, NUM_ACTIONS of them
+def _listed_entry(action_id: int) -> bytes:
+    """The action as one encoded entry of `ListLegalActionsResponse.actions`."""
+    entry = service_pb.ListLegalActionsResponse(actions=[action_to_proto(action_id)])
+    return entry.SerializeToString()
+
+
+def add_legal_actions(response: service_pb.ApplyActionResponse, ids: list[int]) -> None:
+    """Append the actions `ids` to `response.legal_actions`, as `extend` would.
+
+    From each action's encoded entry, made once per id: parsing them in is a third of
+    what copying the shared `pb.Action` messages in cost (~1.2 against ~3.7 us for six
+    actions, most ApplyAction answers carry some). A repeated field's entries merged
+    from the wire are appended in order (the protobuf encoding's rule), so the message
+    is the one `extend` builds (tests/engine/test_convert.py).
+    """
+    if ids:
+        response.MergeFromString(b"".join([_legal_entry(a) for a in ids]))
+
+
+def add_listed_actions(response: service_pb.ListLegalActionsResponse, ids: list[int]) -> None:
+    """`add_legal_actions` for `ListLegalActionsResponse.actions`."""
+    if ids:
+        response.MergeFromString(b"".join([_listed_entry(a) for a in ids]))
+
+
 def outcome_to_proto(result: Outcome) -> pb.Outcome:
     seats = [
         pb.SeatResult(seat=p, total=total, rank=rank, meeples=meeples)

@@ -88,7 +88,11 @@ class LiveGame:
         return [Step(i, self.actions[i], self.actors[i]) for i in range(after, self.sequence)]
 
 
-@dataclass(frozen=True, slots=True)
+# Applied and _Reply are built on every ApplyAction and never changed after. Not frozen:
+# a frozen dataclass's __init__ sets each field through object.__setattr__, which made
+# these two ~5% of the handler's instructions a load test call (loadtests/README.md,
+# "What a game call's handler spends").
+@dataclass(slots=True)
 class Applied:
     """An accepted action: the steps appended and the game right after them."""
 
@@ -102,7 +106,7 @@ class Applied:
     next_view: View | None = None  # the next mover's view, when the caller holds its token
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Reply:
     """`Games.apply`'s answer, built before the append is confirmed."""
 
@@ -249,10 +253,11 @@ class Games:
         With `play_forced`, the decisions with a single legal action that follow, of the
         seats whose tokens the caller named, are played and appended in the same batch.
         """
-        check_id(game_id, "game_id")
+        live = self._cache.get(game_id)
+        if live is None:  # only well-formed ids are ever cached: checked on a miss
+            check_id(game_id, "game_id")
         if expected < 0:  # malformed, not a race a retry could win
             raise invalid("BAD_SEQUENCE", "expected_sequence must not be negative")
-        live = self._cache.get(game_id)
         if live is None:
             live = await self.synced(game_id)
         else:
@@ -260,7 +265,9 @@ class Games:
             self._cache.move_to_end(game_id)
         seat = self.seat_for(live, token, required=True)
         # Checked before anything is applied: a bad token refuses the whole request.
-        held = {seat} | {self.seat_for(live, t, required=True) for t in view_tokens}
+        held = {seat}
+        for other in view_tokens:
+            held.add(self.seat_for(live, other, required=True))
         if view_bases and len(view_bases) != live.config.players:
             raise invalid(
                 "BAD_VIEW_BASES", f"view_bases needs one entry per seat ({live.config.players})"
@@ -320,13 +327,7 @@ class Games:
                 view=reply.view,
                 next_view=reply.sent_next_view,
             )
-        forced = sum(1 for actor in actors[1:] if actor != CHANCE)
-        metrics.DECISIONS.inc()
-        # Most decisions are followed by neither: a counter's inc takes its lock.
-        if forced:
-            metrics.FORCED_DECISIONS.inc(forced)
-        if len(actions) - 1 > forced:
-            metrics.CHANCE_STEPS.inc(len(actions) - 1 - forced)
+        _count_steps(actors)
         return applied
 
     def _reply(  # noqa: PLR0917 (apply's one helper: its request's parts)
@@ -515,6 +516,18 @@ class Games:
             evicted, _ = self._cache.popitem(last=False)
             self._bases.pop(evicted, None)
         metrics.LIVE_GAMES.set(len(self._cache))
+
+
+def _count_steps(actors: list[int]) -> None:
+    """Count a decision appended with the steps after it (`actors`: the decision's first)."""
+    metrics.DECISIONS.inc()
+    # Most decisions are followed by neither: a counter's inc takes its lock.
+    if len(actors) > 1:
+        forced = sum(1 for actor in actors[1:] if actor != CHANCE)
+        if forced:
+            metrics.FORCED_DECISIONS.inc(forced)
+        if len(actors) - 1 > forced:
+            metrics.CHANCE_STEPS.inc(len(actors) - 1 - forced)
 
 
 def _resolve(action_id: int, text: str) -> int:

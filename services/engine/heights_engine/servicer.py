@@ -102,12 +102,13 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
         state = live.state
         to_move = -1 if state.is_terminal() else state.current_player()
         legal = state.legal_actions() if to_move == seat else []
-        return pb.ListLegalActionsResponse(
+        response = pb.ListLegalActionsResponse(
             sequence=live.sequence,
             to_move=to_move,
-            actions=[convert.action_to_proto(a) for a in legal],
             decision=state.decision_text() if to_move == seat else "",
         )
+        convert.add_listed_actions(response, legal)
+        return response
 
     @refusing
     async def ApplyAction(  # noqa: N802
@@ -171,10 +172,10 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
             )
         if response is None:
             response = pb.ApplyActionResponse()
-        response.steps.extend([convert.step_to_proto(s) for s in applied.steps])
+        convert.add_steps(response.steps, applied.steps)
         response.sequence = applied.sequence
         response.to_move = applied.to_move
-        response.legal_actions.extend([convert.action_to_proto(a) for a in applied.legal])
+        convert.add_legal_actions(response, applied.legal)
         if applied.view is not None:
             convert.view_to_proto(applied.view, response.game)
         if applied.next_view is not None:
