@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from prometheus_client import REGISTRY, Counter
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -92,6 +93,41 @@ def test_concurrent_appends_share_round_trips_and_each_gets_its_own_answer(
         for i, game_id in enumerate(games):
             assert await store.actions(game_id) == [i, i + 100]
             assert await store.actions(game_id, 1) == [i + 100]
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def _exported(name: str) -> float:
+    return REGISTRY.get_sample_value(f"heights_engine_redis_{name}_total") or 0.0
+
+
+def test_the_batchers_round_trips_are_exported_without_a_counter_each(
+    redis_url: str, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario() -> None:
+        store = _store(redis_url, redis_prefix)
+        games = [f"traffic{i}" for i in range(10)]
+        for game_id in games:
+            await store.create(game_record(game_id), [], False)
+        assert await store.actions(games[0]) == []  # connected
+        protocol = store._pipe._protocol
+        assert protocol is not None
+        trips, commands = protocol.round_trips, protocol.commands
+        exported = _exported("round_trips"), _exported("commands")
+
+        def refused(self: Counter, amount: float = 1) -> None:
+            raise AssertionError("a Prometheus counter was added to on the hot path")
+
+        # A Counter's inc takes its lock and checks at every round trip (metrics.RedisTraffic).
+        with monkeypatch.context() as patched:
+            patched.setattr(Counter, "inc", refused)
+            sent = [store.append(g, 0, [i], False) for i, g in enumerate(games)]
+            assert await asyncio.gather(*sent) == [1] * len(games)
+            assert await store.actions(games[-1]) == [len(games) - 1]
+        assert protocol.round_trips > trips
+        assert _exported("round_trips") - exported[0] == protocol.round_trips - trips
+        assert _exported("commands") - exported[1] == protocol.commands - commands == 11
         await store.close()
 
     asyncio.run(scenario())

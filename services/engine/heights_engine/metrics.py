@@ -8,12 +8,14 @@ game authority counts cache hits and misses and reports the live games it holds.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
 from grpc import aio
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.metrics_core import Metric
 
 _Req = TypeVar("_Req")
 OTHER = "other"  # the method label of every call to a method the server does not serve
@@ -30,17 +32,42 @@ ERRORS = Counter("heights_engine_errors_total", "RPCs refused, by status code", 
 LIVE_GAMES = Gauge("heights_engine_live_games", "game states held in this replica's cache")
 CACHE = Counter("heights_engine_cache_total", "game state look-ups", ["result"])
 ACTIONS = Counter("heights_engine_actions_total", "actions appended", ["kind"])
-REDIS_ROUND_TRIPS = Counter(
-    "heights_engine_redis_round_trips_total", "pipelines sent to Redis by the batcher"
-)
-REDIS_COMMANDS = Counter(
-    "heights_engine_redis_commands_total", "commands sent to Redis by the batcher"
-)
+
 # The children counted on every call, looked up once.
 UNKNOWN_CALLS = CALLS.labels(OTHER, "UNIMPLEMENTED")
 CACHE_HIT, CACHE_MISS = CACHE.labels("hit"), CACHE.labels("miss")
 DECISIONS, CHANCE_STEPS = ACTIONS.labels("decision"), ACTIONS.labels("chance")
 FORCED_DECISIONS = ACTIONS.labels("forced")  # played by the engine (ApplyAction play_forced)
+
+
+class RedisTraffic:
+    """What the Redis batcher sent: plain counts, exported as two counters when scraped.
+
+    Added to at every round trip. Two prometheus_client Counters took ~7,500 instructions
+    a round trip between them (their `inc`: checks, a lock; callgrind, 1,500 calls of
+    two replicas over Redis, ~2,600 round trips); two integer additions next to none.
+    Only the event loop's thread adds; a scrape (the HTTP server's thread) reads ints.
+    """
+
+    def __init__(self) -> None:
+        self.round_trips = 0
+        self.commands = 0
+
+    def collect(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(
+            "heights_engine_redis_round_trips",
+            "pipelines sent to Redis by the batcher",
+            value=self.round_trips,
+        )
+        yield CounterMetricFamily(
+            "heights_engine_redis_commands",
+            "commands sent to Redis by the batcher",
+            value=self.commands,
+        )
+
+
+REDIS_TRAFFIC = RedisTraffic()
+REGISTRY.register(REDIS_TRAFFIC)
 
 
 def serve_metrics(port: int, address: str) -> None:

@@ -163,8 +163,8 @@ class _Pipelined(asyncio.Protocol):
             self._watchdog = self._loop.call_at(self._sent_at + self._timeout, self._watch)
         self.round_trips += 1
         self.commands += len(batch)
-        metrics.REDIS_ROUND_TRIPS.inc()
-        metrics.REDIS_COMMANDS.inc(len(batch))
+        metrics.REDIS_TRAFFIC.round_trips += 1
+        metrics.REDIS_TRAFFIC.commands += len(batch)
 
     def _watch(self) -> None:
         """The watchdog: fail the batch in flight past its deadline, else wait for it."""
