@@ -7,15 +7,19 @@ game authority counts cache hits and misses and reports the live games it holds.
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc import aio
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram, start_http_server
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.metrics_core import Metric
+
+from heights_engine.malformed import parsed, refuse_malformed
 
 _Req = TypeVar("_Req")
 OTHER = "other"  # the method label of every call to a method the server does not serve
@@ -77,7 +81,8 @@ def serve_metrics(port: int, address: str) -> None:
 
 
 class MetricsInterceptor(aio.ServerInterceptor):
-    """Counts every unary call by method and final status code, and times it.
+    """Counts every unary call by method and final status code, and times it; every
+    method's requests are parsed where a malformed one is refused (malformed.py).
 
     A method's handler never changes once the server runs, so each is wrapped once and
     kept: a call costs a dictionary look-up here, not a new handler and closure.
@@ -102,21 +107,28 @@ class MetricsInterceptor(aio.ServerInterceptor):
             # and a label taken from it would grow the series without bound.
             UNKNOWN_CALLS.inc()
             return None
+        method = path.rsplit("/", 1)[-1]
+        wrapped: grpc.RpcMethodHandler[_Req, _Resp]
         if handler.unary_unary is not None:
-            handler = _timed(handler, path.rsplit("/", 1)[-1])
-        self._handlers[path] = handler  # only served methods: a fixed set
-        return handler
+            wrapped = _timed(handler, method)
+        elif handler.unary_stream is not None:
+            wrapped = _unary_stream(handler, method)
+        else:
+            wrapped = _streamed(handler, method)
+        self._handlers[path] = wrapped  # only served methods: a fixed set
+        return wrapped
 
 
 def _timed(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
     inner: Any = handler.unary_unary  # an async function under grpc.aio
+    parse = handler.request_deserializer
     latency = LATENCY.labels(method)
     calls: dict[str, Any] = {}
 
-    async def timed(request: Any, context: Any) -> Any:
+    async def timed(raw: bytes, context: Any) -> Any:
         start = time.perf_counter()
         try:
-            return await inner(request, context)
+            return await inner(await parsed(raw, parse, context, method), context)
         finally:
             code = context.code()
             name = code.name if isinstance(code, grpc.StatusCode) else "OK"
@@ -129,7 +141,53 @@ def _timed(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
                 ERRORS.labels(method, name).inc()
 
     return grpc.unary_unary_rpc_method_handler(
-        timed,
-        request_deserializer=handler.request_deserializer,
-        response_serializer=handler.response_serializer,
+        timed, request_deserializer=None, response_serializer=handler.response_serializer
+    )
+
+
+def _unary_stream(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
+    """A server-streaming method whose request is parsed here (an async generator)."""
+    inner: Any = handler.unary_stream
+    parse = handler.request_deserializer
+
+    async def streamed(raw: bytes, context: Any) -> AsyncIterator[Any]:
+        async for message in inner(await parsed(raw, parse, context, method), context):
+            yield message
+
+    return grpc.unary_stream_rpc_method_handler(
+        streamed, request_deserializer=None, response_serializer=handler.response_serializer
+    )
+
+
+def _streamed(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
+    """A client-streaming method: its requests are parsed as it reads them, so a
+    malformed one surfaces there as DecodeError, refused here."""
+    parse = handler.request_deserializer
+    if parse is None:
+        return handler
+    if handler.stream_stream is not None:
+        inner: Any = handler.stream_stream
+        make: Any = grpc.stream_stream_rpc_method_handler
+    else:
+        inner, make = handler.stream_unary, grpc.stream_unary_rpc_method_handler
+    if inspect.isasyncgenfunction(inner):
+
+        async def generated(requests: Any, context: Any) -> AsyncIterator[Any]:
+            try:
+                async for message in inner(requests, context):
+                    yield message
+            except DecodeError as err:
+                await refuse_malformed(context, method, parse, err)
+
+        behaviour: Any = generated
+    else:
+
+        async def behaviour(requests: Any, context: Any) -> Any:
+            try:
+                return await inner(requests, context)
+            except DecodeError as err:
+                await refuse_malformed(context, method, parse, err)
+
+    return make(
+        behaviour, request_deserializer=parse, response_serializer=handler.response_serializer
     )
