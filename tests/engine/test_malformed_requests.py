@@ -12,9 +12,13 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf.message import DecodeError
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from tests.engine.clients import create_game, error_reason, status_code, stub
 
 from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.servicer import EngineServicer
 
 SERVICE = "/rollingheights.engine.v1.EngineService/"
 GARBAGE = b"\xff\xff\xff\xff"  # a field number past protobuf's limit: never parses
@@ -107,3 +111,55 @@ def test_a_malformed_request_changes_nothing(memory_server: str, channel: grpc.C
     _refused(apply, request[:-5])
     after = engine.GetGame(pb.GetGameRequest(game_id=game.game_id)).game.sequence
     assert after == before
+
+
+HEALTH = "/grpc.health.v1.Health/"
+REFLECTION = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
+
+
+def test_every_other_served_method_still_answers_well_formed_requests(
+    channel: grpc.Channel,
+) -> None:
+    """The interceptor wraps health's Check (unary), Watch (a coroutine that writes its
+    own answers) and reflection (a bidirectional async generator) as well."""
+    check = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+    assert check.status == health_pb2.HealthCheckResponse.SERVING
+    watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=10)
+    assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+    watch.cancel()
+    reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+    asked = reflection_pb2.ServerReflectionRequest(list_services="")
+    (answer,) = list(reflection.ServerReflectionInfo(iter([asked]), timeout=10))
+    names = {s.name for s in answer.list_services_response.service}
+    assert "rollingheights.engine.v1.EngineService" in names
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"), [(HEALTH + "Watch", "unary_stream"), (REFLECTION, "stream_stream")]
+)
+def test_other_services_refuse_malformed_requests_too(
+    channel: grpc.Channel, error_log: pytest.LogCaptureFixture, path: str, kind: str
+) -> None:
+    call = _raw(channel, kind, path)
+    payload: Any = GARBAGE if kind == "unary_stream" else iter([GARBAGE])
+    with pytest.raises(grpc.RpcError) as raised:
+        list(call(payload, timeout=10))
+    assert error_reason(raised.value) == "MALFORMED_REQUEST"
+    assert not [r for r in error_log.records if r.levelno >= logging.ERROR]
+
+
+def test_a_parse_error_of_the_service_itself_is_not_blamed_on_the_client(
+    channel: grpc.Channel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the request's own parse is MALFORMED_REQUEST: a DecodeError the service
+    raises while answering is its own failure."""
+
+    async def failing(*_: object) -> object:
+        raise DecodeError("the service's own parse failed")
+
+    monkeypatch.setattr(EngineServicer, "_stream_answer", failing)
+    ping = pb.ApplyActionsRequest(ping=True).SerializeToString()
+    call = _raw(channel, "stream_stream", SERVICE + "ApplyActions")
+    with pytest.raises(grpc.RpcError) as raised:
+        list(call(iter([ping]), timeout=10))
+    assert status_code(raised.value) == grpc.StatusCode.UNKNOWN

@@ -3,11 +3,13 @@
 grpc.aio parses a request with the method's deserializer before the handler runs, and a
 `DecodeError` there leaves as `UNKNOWN`, "Unexpected DecodeError", with a traceback in
 the log at ERROR for every such request: any client could fill the log, and a client
-could not tell its own mistake from the service failing. Here the handler gets the raw
-bytes and parses them itself: a request that does not parse is `INVALID_ARGUMENT`
-`MALFORMED_REQUEST`, naming the message type the method takes, logged at INFO as every
-other refusal is. The metrics interceptor wraps each served method once (metrics.py), so
-this costs a call what grpc.aio's own parse did.
+could not tell its own mistake from the service failing. Here a unary request reaches
+its handler as raw bytes and is parsed there; a stream's requests are parsed by
+`marked` parsers, whose failure is `MalformedRequestError` and nothing else, so a
+`DecodeError` the service raises itself is never blamed on the client. Either way the
+request is `INVALID_ARGUMENT` `MALFORMED_REQUEST`, naming the message type the method
+takes, logged at INFO as every other refusal is. The metrics interceptor wraps each
+served method once (metrics.py).
 """
 
 from __future__ import annotations
@@ -25,7 +27,28 @@ log = logging.getLogger("heights_engine")
 Parse = Callable[[bytes], Any]
 
 
-def malformed(method: str, parse: Parse, err: DecodeError) -> errors.EngineError:
+class MalformedRequestError(Exception):
+    """A request's bytes that `parse` could not read."""
+
+    def __init__(self, parse: Parse, cause: DecodeError) -> None:
+        super().__init__(str(cause))
+        self.parse = parse
+        self.cause = cause
+
+
+def marked(parse: Parse) -> Parse:
+    """`parse`, raising `MalformedRequestError` where it raised `DecodeError`."""
+
+    def parse_request(raw: bytes) -> Any:
+        try:
+            return parse(raw)
+        except DecodeError as err:
+            raise MalformedRequestError(parse, err) from err
+
+    return parse_request
+
+
+def malformed(method: str, parse: Parse, err: DecodeError) -> EngineError:
     """The refusal of a request `parse` could not read (`parse` is a message's FromString)."""
     descriptor = getattr(getattr(parse, "__self__", None), "DESCRIPTOR", None)
     wanted = descriptor.full_name if descriptor is not None else "request message"

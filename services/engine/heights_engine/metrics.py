@@ -19,7 +19,7 @@ from prometheus_client import REGISTRY, Counter, Gauge, Histogram, start_http_se
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.metrics_core import Metric
 
-from heights_engine.malformed import parsed, refuse_malformed
+from heights_engine.malformed import MalformedRequestError, marked, parsed, refuse_malformed
 
 _Req = TypeVar("_Req")
 OTHER = "other"  # the method label of every call to a method the server does not serve
@@ -152,22 +152,33 @@ def _timed(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
 
 
 def _unary_stream(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
-    """A server-streaming method whose request is parsed here (an async generator)."""
+    """A server-streaming method whose request is parsed here: an async generator's
+    answers passed on, or a coroutine that writes its own (grpc health's Watch)."""
     inner: Any = handler.unary_stream
     parse = handler.request_deserializer
+    behaviour: Any
+    if inspect.isasyncgenfunction(inner):
 
-    async def streamed(raw: bytes, context: Any) -> AsyncIterator[Any]:
-        async for message in inner(await parsed(raw, parse, context, method), context):
-            yield message
+        async def generated(raw: bytes, context: Any) -> AsyncIterator[Any]:
+            async for message in inner(await parsed(raw, parse, context, method), context):
+                yield message
 
+        behaviour = generated
+    else:
+
+        async def written(raw: bytes, context: Any) -> Any:
+            return await inner(await parsed(raw, parse, context, method), context)
+
+        behaviour = written
     return grpc.unary_stream_rpc_method_handler(
-        streamed, request_deserializer=None, response_serializer=handler.response_serializer
+        behaviour, request_deserializer=None, response_serializer=handler.response_serializer
     )
 
 
 def _streamed(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
-    """A client-streaming method: its requests are parsed as it reads them, so a
-    malformed one surfaces there as DecodeError, refused here."""
+    """A client-streaming method: its requests are parsed as it reads them, by a
+    `marked` parser whose `MalformedRequestError` is refused here (the handler's own parses,
+    such as StreamExchange's, are marked too)."""
     parse = handler.request_deserializer
     if parse is None:
         return handler
@@ -176,24 +187,28 @@ def _streamed(handler: grpc.RpcMethodHandler[_Req, _Resp], method: str) -> Any:
         make: Any = grpc.stream_stream_rpc_method_handler
     else:
         inner, make = handler.stream_unary, grpc.stream_unary_rpc_method_handler
+    behaviour: Any
     if inspect.isasyncgenfunction(inner):
 
         async def generated(requests: Any, context: Any) -> AsyncIterator[Any]:
             try:
                 async for message in inner(requests, context):
                     yield message
-            except DecodeError as err:
-                await refuse_malformed(context, method, parse, err)
+            except MalformedRequestError as err:
+                await refuse_malformed(context, method, err.parse, err.cause)
 
-        behaviour: Any = generated
+        behaviour = generated
     else:
 
-        async def behaviour(requests: Any, context: Any) -> Any:
+        async def written(requests: Any, context: Any) -> Any:
             try:
                 return await inner(requests, context)
-            except DecodeError as err:
-                await refuse_malformed(context, method, parse, err)
+            except MalformedRequestError as err:
+                await refuse_malformed(context, method, err.parse, err.cause)
 
+        behaviour = written
     return make(
-        behaviour, request_deserializer=parse, response_serializer=handler.response_serializer
+        behaviour,
+        request_deserializer=marked(parse),
+        response_serializer=handler.response_serializer,
     )

@@ -17,6 +17,7 @@ from heights_engine import convert, errors
 from heights_engine.auth import OperatorCheck
 from heights_engine.errors import Code, EngineError, invalid
 from heights_engine.games import Games
+from heights_engine.malformed import marked
 from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
 from heights_engine.stream_exchange import StreamExchange
@@ -125,7 +126,7 @@ class EngineServicer(pb_grpc.EngineServiceServicer):
         # Answers go out through a StreamExchange, not as an async generator's yields:
         # each answer and the next request are then one batch of gRPC core.
         await self._open_stream(context, "ApplyActions")
-        exchange = StreamExchange(context, pb.ApplyActionsRequest.FromString)
+        exchange = StreamExchange(context, marked(pb.ApplyActionsRequest.FromString))
         try:
             message = await exchange.first()
             while message is not None:
