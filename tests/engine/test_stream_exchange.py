@@ -89,3 +89,24 @@ def test_where_grpcio_has_no_batch_the_stream_keeps_grpc_aio_read_and_write(
     sent = digest(memory_server, game["players"], game["seed"], game["actions"])
     assert sent == game["digests"][build()]
     assert counted.batches == []
+
+
+class _OtherShape(_CountedCore):
+    """A grpcio whose execute_batch takes other arguments: it refuses the call."""
+
+    async def execute_batch(self, call: Any, operations: tuple[Any, ...], loop: Any) -> None:
+        self.batches.append(tuple(type(o).__name__ for o in operations))
+        raise TypeError("execute_batch() takes exactly 4 positional arguments (3 given)")
+
+
+def test_a_grpcio_whose_batch_has_another_shape_answers_the_public_way(
+    memory_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    core = _OtherShape(stream_exchange.cygrpc)
+    monkeypatch.setattr(stream_exchange, "cygrpc", core)
+    monkeypatch.setattr(stream_exchange, "_BATCH_REFUSED", False)
+    assert _pings(memory_server, PINGS) == [pb.ApplyActionsResponse(pong=True)] * PINGS
+    assert stream_exchange._BATCH_REFUSED
+    assert len(core.batches) == 1  # tried once, then never again in this process
+    assert _pings(memory_server, PINGS) == [pb.ApplyActionsResponse(pong=True)] * PINGS
+    assert len(core.batches) == 1

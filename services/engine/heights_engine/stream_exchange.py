@@ -43,6 +43,7 @@ except ImportError:  # pragma: no cover (the locked grpcio has it)
 
 Req = TypeVar("Req")
 _NO_FLAGS = 0
+_BATCH_REFUSED = False  # set once this grpcio's execute_batch refused the shape used here
 
 
 class _Answer(Protocol):
@@ -72,10 +73,22 @@ class StreamExchange(Generic[Req]):
                 self._call, self._loop = _call_state(self._context)
                 self._public = self._call is None
             return await self._read()
+        if self._context.done():
+            # What grpc.aio's write checks first (`raise_for_termination`): no operation
+            # on a call that is over.
+            return None
         receive = cygrpc.ReceiveMessageOperation(_NO_FLAGS)
         send = cygrpc.SendMessageOperation(answer.SerializeToString(), _NO_FLAGS)
         try:
             await cygrpc.execute_batch(self._call, (send, receive), self._loop)
+        except (TypeError, AttributeError) as err:
+            # A grpcio whose execute_batch takes other arguments: refused before any
+            # operation started, so the answer goes out the public way, and every
+            # stream after this one keeps the public API.
+            _batch_refused(err)
+            self._call, self._public = None, True
+            await self._context.write(answer)
+            return await self._read()
         except cygrpc.ExecuteBatchError:
             # The call ended under the batch (cancelled, or the client went away): the
             # stream's end, as grpc.aio reads a receive that failed.
@@ -91,10 +104,21 @@ class StreamExchange(Generic[Req]):
         return request
 
 
+def _batch_refused(err: Exception) -> None:
+    global _BATCH_REFUSED  # noqa: PLW0603 (one fact for the process: this grpcio's shape)
+    if not _BATCH_REFUSED:
+        log.warning(
+            "ApplyActions streams use grpc.aio's read and write: this grpcio's "
+            "execute_batch refused a batch (%s)",
+            err,
+        )
+    _BATCH_REFUSED = True
+
+
 def _call_state(context: aio.ServicerContext[Any, Any]) -> tuple[Any, Any]:
     """The call's RPCState and event loop, or (None, None) where this grpcio has no way
     to reach them (the exchange then keeps the public API)."""
-    if not usable() or not isinstance(context, cygrpc._ServicerContext):
+    if _BATCH_REFUSED or not usable() or not isinstance(context, cygrpc._ServicerContext):
         return None, None
     found = [o for o in gc.get_referents(context) if isinstance(o, cygrpc.RPCState)]
     if len(found) != 1:
