@@ -312,3 +312,12 @@ def test_appends_go_on_after_redis_forgot_its_scripts(private_redis: PrivateRedi
         await store.close()
 
     asyncio.run(scenario())
+
+
+def test_the_batchers_counters_export_what_prometheus_counters_did() -> None:
+    """Names, `_total` and OpenMetrics' `_created`, as the two Counters they replace."""
+    for name in ("round_trips", "commands"):
+        assert REGISTRY.get_sample_value(f"heights_engine_redis_{name}_total") is not None
+        created = REGISTRY.get_sample_value(f"heights_engine_redis_{name}_created")
+        assert created is not None
+        assert created > 0
