@@ -73,7 +73,7 @@ def test_an_engine_without_apply_actions_gets_unary_calls(
         self: EngineServicer, requests: AsyncIterator[Any], context: Any
     ) -> AsyncIterator[Any]:
         await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
-        yield  # an async generator, as the real handler
+        yield  # an async generator: grpc.aio serves one as it does the real coroutine
 
     monkeypatch.setattr(EngineServicer, "ApplyActions", unimplemented)  # before the start
     expected = _play(LocalEngine(_spec()), set())
@@ -175,7 +175,7 @@ def test_a_message_the_engine_never_answers_ends_by_the_attempts_deadline(
     ) -> AsyncIterator[Any]:
         async for _ in requests:
             await asyncio.sleep(3600)
-        yield  # an async generator, as the real handler
+        yield  # an async generator: grpc.aio serves one as it does the real coroutine
 
     monkeypatch.setattr(EngineServicer, "ApplyActions", stalled)  # before the start
     monkeypatch.setattr(grpc_engine, "attempt_seconds", lambda spec: 1.0)

@@ -1,8 +1,10 @@
 """A real runner stack for tests: engine service, Redis broker, Celery worker processes.
 
 Each test gets a broker key prefix and an engine key prefix of its own, so tests (and
-xdist workers) share the machine's Redis without seeing each other's messages, and its
-keys are deleted when the stack stops.
+xdist workers) share the machine's Redis without seeing each other's messages, and the
+keys under it are deleted when the stack stops. The ledger's results are not under it
+(`heights:runner:result:<match id>`, as in production): unique match ids keep them
+apart, and they expire after the ledger's seven days.
 """
 
 from __future__ import annotations
@@ -95,5 +97,7 @@ def runner_stack(tmp: Path, broker: str = "redis", **env: str) -> Iterator[Runne
         app = make_app(settings)
         yield RunnerStack(stack, engine, prefix, app, worker_env)
     finally:
-        stack.stop()
-        redis_forget(prefix, REDIS)
+        try:
+            stack.stop()
+        finally:
+            redis_forget(prefix, REDIS)
