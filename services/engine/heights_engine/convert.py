@@ -102,18 +102,23 @@ def add_steps(field: Any, steps: list[Step]) -> None:
         field.add(index=step.index, action=action_to_proto(step.action), actor=step.actor)
 
 
-@functools.cache  # bounded: one per action id, NUM_ACTIONS of them
-def _legal_entry(action_id: int) -> bytes:
-    """The action as one encoded entry of `ApplyActionResponse.legal_actions`."""
-    entry = service_pb.ApplyActionResponse(legal_actions=[action_to_proto(action_id)])
-    return entry.SerializeToString()
+# The responses whose repeated Action field `_merge_actions` fills, by that field's name.
+_ACTION_FIELDS: dict[str, Any] = {
+    "legal_actions": service_pb.ApplyActionResponse,
+    "actions": service_pb.ListLegalActionsResponse,
+}
 
 
-@functools.cache  # bounded: one per action id, NUM_ACTIONS of them
-def _listed_entry(action_id: int) -> bytes:
-    """The action as one encoded entry of `ListLegalActionsResponse.actions`."""
-    entry = service_pb.ListLegalActionsResponse(actions=[action_to_proto(action_id)])
-    return entry.SerializeToString()
+@functools.cache  # bounded: two fields, NUM_ACTIONS ids each
+def _action_entry(field: str, action_id: int) -> bytes:
+    """The action as one encoded entry of the repeated Action `field` of its response."""
+    response = _ACTION_FIELDS[field](**{field: [action_to_proto(action_id)]})
+    return bytes(response.SerializeToString())
+
+
+def _merge_actions(response: Any, field: str, ids: list[int]) -> None:
+    if ids:
+        response.MergeFromString(b"".join([_action_entry(field, a) for a in ids]))
 
 
 def add_legal_actions(response: service_pb.ApplyActionResponse, ids: list[int]) -> None:
@@ -125,14 +130,12 @@ def add_legal_actions(response: service_pb.ApplyActionResponse, ids: list[int]) 
     from the wire are appended in order (the protobuf encoding's rule), so the message
     is the one `extend` builds (tests/engine/test_convert.py).
     """
-    if ids:
-        response.MergeFromString(b"".join([_legal_entry(a) for a in ids]))
+    _merge_actions(response, "legal_actions", ids)
 
 
 def add_listed_actions(response: service_pb.ListLegalActionsResponse, ids: list[int]) -> None:
     """`add_legal_actions` for `ListLegalActionsResponse.actions`."""
-    if ids:
-        response.MergeFromString(b"".join([_listed_entry(a) for a in ids]))
+    _merge_actions(response, "actions", ids)
 
 
 def outcome_to_proto(result: Outcome) -> pb.Outcome:
