@@ -60,10 +60,17 @@ def test_a_match_is_played_and_its_result_sent_once(tmp_path: Path) -> None:
         assert rs.results(1, timeout=3) == []
 
 
+# Slow enough that the match is surely still running half a second after it started (at
+# 0.01 s a move a 4-round match took 0.45 s, was sent, and was sent again when redelivered).
+KILLED_SLOW_BOT = slow_bot(0.1)
+
+
 def test_a_worker_killed_mid_match_leads_to_exactly_one_result(tmp_path: Path) -> None:
-    with runner_stack(tmp_path, HEIGHTS_RUNNER_VISIBILITY_TIMEOUT="4") as rs:
+    # The visibility timeout is short so the killed worker's match comes back soon, and
+    # well past the second worker's ~2 s replay of it, which no third delivery may meet.
+    with runner_stack(tmp_path, HEIGHTS_RUNNER_VISIBILITY_TIMEOUT="8") as rs:
         first = rs.worker("runner-1")
-        slow = BotRef.from_bytes("py", "slow.py", SLOW_BOT)
+        slow = BotRef.from_bytes("py", "slow.py", KILLED_SLOW_BOT)
         spec = _spec(slow, BotRef.builtin("greedy"), options={"round_cap": 4})
         rs.submit(spec)
         deadline = time.monotonic() + 60
@@ -72,6 +79,7 @@ def test_a_worker_killed_mid_match_leads_to_exactly_one_result(tmp_path: Path) -
             time.sleep(0.05)
         time.sleep(0.5)
         first.stop(signal.SIGKILL)  # the whole worker, pool and bots, mid-match
+        assert "match done" not in first.log(), "the match ended before the kill"
 
         rs.worker("runner-2")
         results = rs.results(1, timeout=90)
