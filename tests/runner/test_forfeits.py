@@ -78,19 +78,30 @@ run(B(name="outliver"))
 """
 
 
-# Cases whose fault is not a timeout get time to show it on a loaded machine: filling
-# 256 MiB took longer than 0.3 s + the 0.5 s bank under a busy CI run.
-MOVE_MS = {"allocates_without_end": 20_000}
+# Time limits are generous wherever time is not what a case tests: on a loaded CI machine
+# a bot's start-up took past 4 s and its answers past 0.3 s + the 0.5 s bank, and the bot
+# forfeited for that instead of the fault under test. Filling 256 MiB took longer still.
+ROOMY_MOVE_MS = 10_000
+ROOMY_START_MS = 30_000
+TIMEOUT_MOVE_MS = 300  # the cases that time out on purpose: 0.3 s + the 0.5 s bank
+MOVE_MS = {"sleeps_past_deadline": TIMEOUT_MOVE_MS, "allocates_without_end": 20_000}
+START_MS = {"never_ready": 4000}  # it sleeps 30 s before it would be ready
 
 
-def _match(source: str, tmp: Path, move_ms: int = 300, game_ms: int = 120_000) -> MatchResult:
+def _match(
+    source: str,
+    tmp: Path,
+    move_ms: int = ROOMY_MOVE_MS,
+    game_ms: int = 120_000,
+    start_ms: int = ROOMY_START_MS,
+) -> MatchResult:
     bot = BotRef.from_bytes("py", "main.py", source.encode())
     spec = MatchSpec(
         f"forfeit-{tmp.name}",
         4242,
         (SeatSpec("hostile", bot), SeatSpec("greedy", BotRef.builtin("greedy"), True)),
         options={"round_cap": 2},
-        limits=TimeLimits(move_ms=move_ms, bank_ms=500, start_ms=4000, game_ms=game_ms),
+        limits=TimeLimits(move_ms=move_ms, bank_ms=500, start_ms=start_ms, game_ms=game_ms),
     )
     # A smaller memory limit so the allocation case ends quickly.
     policy = LaunchPolicy(tmp / "bots", limits=Limits(memory_bytes=256 * 2**20))
@@ -133,7 +144,7 @@ def _check_forfeit(result: MatchResult, reason: str) -> None:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_misbehaving_bot_forfeits_mid_game(case: str, tmp_path: Path) -> None:
     body, reason = CASES[case]
-    result = _match(PLAYS.format(body=body), tmp_path, MOVE_MS.get(case, 300))
+    result = _match(PLAYS.format(body=body), tmp_path, MOVE_MS.get(case, ROOMY_MOVE_MS))
     assert result.status == "finished"
     _check_forfeit(result, reason)
 
@@ -155,7 +166,7 @@ def test_the_seat_result_carries_the_end_of_the_bots_log(tmp_path: Path) -> None
 def test_a_timeout_detail_names_the_whole_time_the_bot_had(tmp_path: Path) -> None:
     # It used to name the allowance left after the bank was charged: "within 0.3 s".
     body, _ = CASES["sleeps_past_deadline"]
-    result = _match(PLAYS.format(body=body), tmp_path)
+    result = _match(PLAYS.format(body=body), tmp_path, TIMEOUT_MOVE_MS)
     forfeit = result.seats[0].forfeit
     assert forfeit is not None
     assert forfeit.detail == "no answer within 0.8 s (0.3 s move + 0.5 s bank)"
@@ -164,7 +175,7 @@ def test_a_timeout_detail_names_the_whole_time_the_bot_had(tmp_path: Path) -> No
 @pytest.mark.parametrize("case", sorted(START_CASES))
 def test_a_bot_that_fails_to_start_forfeits_at_step_zero(case: str, tmp_path: Path) -> None:
     source, reason = START_CASES[case]
-    result = _match(source, tmp_path)
+    result = _match(source, tmp_path, start_ms=START_MS.get(case, ROOMY_START_MS))
     _check_forfeit(result, reason)
     assert result.seats[0].forfeit is not None
     assert result.seats[0].forfeit.step == 0

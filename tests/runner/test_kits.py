@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from heights_rules.replay import Replay, verify
-from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec
+from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec, TimeLimits
 from heights_runner.engines import LocalEngine
 from heights_runner.launch import LaunchPolicy
 from heights_runner.local import seat_for
@@ -49,8 +49,14 @@ def bot_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             os.chmod(os.path.join(folder, name), 0o755)  # read-only builds, for pytest's cleanup
 
 
+# Time limits are not under test here: a JVM's start in the sandbox on a busy CI machine
+# must not forfeit the kit.
+ROOMY = TimeLimits(move_ms=10_000, bank_ms=120_000, start_ms=60_000)
+
+
 def _play(bot: SeatSpec, cache: Path, seed: int = 11) -> MatchResult:
-    spec = MatchSpec(f"kit-{bot.name}", seed, (bot, SeatSpec("random", BotRef.builtin("random"))))
+    seats = (bot, SeatSpec("random", BotRef.builtin("random")))
+    spec = MatchSpec(f"kit-{bot.name}", seed, seats, limits=ROOMY)
     return play_match(spec, LocalEngine, LaunchPolicy(cache))
 
 
