@@ -105,7 +105,7 @@ class Stack:
             | env,
         )
         service.address = f"127.0.0.1:{port}"
-        _wait(name, lambda: _grpc_serving(service.address), service, 30)
+        _wait(name, lambda: grpc_serving(service.address), service, 30)
         return service
 
     def runner(self, name: str = "runner", **env: str) -> Service:
@@ -126,14 +126,17 @@ class Stack:
         self.services.clear()
 
 
-def _grpc_serving(address: str) -> bool:
+def grpc_serving(address: str, timeout: float = 0.5) -> bool:
+    """Whether the gRPC server at `address` (an engine) answers its health check
+    SERVING within `timeout` seconds: how a stack, the load test and the tests know
+    that an engine they started is ready."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     with grpc.insecure_channel(address) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(), timeout=0.5
+                health_pb2.HealthCheckRequest(), timeout=timeout
             )
         except grpc.RpcError:
             return False
