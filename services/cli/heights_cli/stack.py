@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from heights_cli.proc_stat import process_stat
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -164,8 +166,5 @@ def processes_with_env(name: str, value: str) -> list[int]:
 def running(pid: int) -> bool:
     """The process exists and has not ended (a zombie, ended but not yet reaped by its
     parent, has)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    found = process_stat(pid)
+    return found is not None and found[1][0] != "Z"
