@@ -37,12 +37,12 @@ from types import FrameType
 from typing import Any
 from urllib.parse import urlsplit
 
-import grpc
 import redis
 from grpc import aio
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from loadtests.drivers import EmptyCalls, GameCalls
 from loadtests.openloop import Driver, Pids, run_step
+
+from heights_cli.stack import grpc_serving
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "loadtests"
@@ -196,19 +196,11 @@ class Servers:
 
 
 def wait_healthy(address: str, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
-    with grpc.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the engine at {address} did not start (see its log)")
-            time.sleep(0.1)
+    deadline = time.monotonic() + timeout
+    while not grpc_serving(address, timeout=1):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the engine at {address} did not start (see its log)")
+        time.sleep(0.1)
 
 
 def check_compiled(pid: int) -> None:

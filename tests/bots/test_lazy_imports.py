@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROBE = """
 import sys
 import heights_bots.protocol_main
@@ -90,3 +92,15 @@ def test_the_rules_core_loads_replays_on_first_use() -> None:
     )
     out = _run_as_the_runner(code)
     assert out.split()[:2] == ["heights_rules.replay", "heights_rules.replay"]
+
+
+def test_a_name_loaded_on_first_use_is_kept_and_an_unknown_one_refused() -> None:
+    """Both packages hand on their late names the one way (heights_rules.lazy_exports)."""
+    import heights_bots
+    import heights_rules
+
+    for package, late in ((heights_bots, "GreedyBot"), (heights_rules, "Replay")):
+        value = getattr(package, late)
+        assert vars(package)[late] is value  # kept: later look-ups do not come back here
+        with pytest.raises(AttributeError, match=rf"module '{package.__name__}' has no attr"):
+            package.NoSuchName  # noqa: B018 (the look-up is the test)

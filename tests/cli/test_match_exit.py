@@ -4,11 +4,10 @@ from a match that could not be played at all."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.heights_command import heights
 
 from heights_cli.match_cmd import EXIT_FORFEIT, EXIT_NOT_PLAYED, EXIT_PLAYED, EXIT_USAGE
 from heights_cli.stack import free_port
@@ -27,19 +26,8 @@ run(Illegal(name="illegal"))
 """
 
 
-def _heights(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "heights_cli.main", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 def test_help_lists_every_exit_status(tmp_path: Path) -> None:
-    done = _heights("match", "--help", cwd=tmp_path)
+    done = heights("match", "--help", cwd=tmp_path)
     assert done.returncode == 0
     assert "exit status:" in done.stdout
     for code, meaning in [
@@ -56,7 +44,7 @@ def test_help_lists_every_exit_status(tmp_path: Path) -> None:
 def test_a_forfeit_is_a_non_zero_exit_with_the_result_still_printed(tmp_path: Path) -> None:
     bot = tmp_path / "illegal.py"
     bot.write_text(ILLEGAL)
-    done = _heights("match", str(bot), "random", "--seed", "5", "--json", cwd=tmp_path)
+    done = heights("match", str(bot), "random", "--seed", "5", "--json", cwd=tmp_path)
     assert done.returncode == EXIT_FORFEIT, done.stderr
     seats = json.loads(done.stdout)["seats"]
     assert seats[0]["forfeit"]["reason"] == "illegal"
@@ -66,14 +54,14 @@ def test_a_forfeit_is_a_non_zero_exit_with_the_result_still_printed(tmp_path: Pa
 
 @needs_bwrap
 def test_a_clean_match_exits_zero(tmp_path: Path) -> None:
-    done = _heights("match", "random", "greedy", "--option", "round_cap=1", cwd=tmp_path)
+    done = heights("match", "random", "greedy", "--option", "round_cap=1", cwd=tmp_path)
     assert done.returncode == EXIT_PLAYED, done.stderr
     assert "FORFEIT" not in done.stdout
 
 
 def test_an_engine_that_cannot_be_reached_is_no_bots_fault(tmp_path: Path) -> None:
     nowhere = f"127.0.0.1:{free_port()}"  # nothing listens there
-    done = _heights("match", "random", "greedy", "--engine", nowhere, cwd=tmp_path)
+    done = heights("match", "random", "greedy", "--engine", nowhere, cwd=tmp_path)
     assert done.returncode == EXIT_NOT_PLAYED, done.stdout + done.stderr
     assert "the match could not be played" in done.stderr
     assert "Traceback" not in done.stderr

@@ -3,27 +3,16 @@ reads a file an earlier version named `*.rhr`."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.heights_command import heights
 
 from heights_rules.replay import FILE_SUFFIX
 
 
-def _heights(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "heights_cli.main", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 def test_saved_replays_are_replay_gz_and_an_old_rhr_still_verifies(tmp_path: Path) -> None:
     saved = tmp_path / "replays"
-    played = _heights(
+    played = heights(
         "selfplay", "--games", "1", "--seed", "4", "--save-replays", str(saved), cwd=tmp_path
     )
     assert played.returncode == 0, played.stderr
@@ -35,10 +24,10 @@ def test_saved_replays_are_replay_gz_and_an_old_rhr_still_verifies(tmp_path: Pat
     broken = tmp_path / "broken.rhr"
     broken.write_bytes(written.read_bytes()[:-8])
 
-    done = _heights("verify", str(written), str(old), cwd=tmp_path)
+    done = heights("verify", str(written), str(old), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [line.split(": ")[:2] for line in done.stdout.splitlines()] == [
         [str(written), "OK"],
         [str(old), "OK"],
     ]
-    assert _heights("verify", str(broken), cwd=tmp_path).returncode == 1
+    assert heights("verify", str(broken), cwd=tmp_path).returncode == 1

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page
+from tests.heights_command import heights
 from tests.platform.browser import OUT_DIR, chromium, needs_chromium, watched
 
 from heights_platform.replays.documents import step_documents
@@ -50,24 +51,13 @@ run(Crashy())
 pytestmark = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not available")
 
 
-def _heights(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "heights_cli.main", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A real local match: the crashing bot forfeits and the stand-in plays its seat."""
     folder = tmp_path_factory.mktemp("view")
     (folder / "crashy.py").write_text(CRASHY)
     path = folder / "game.replay.gz"
-    done = _heights(
+    done = heights(
         *("match", "crashy.py", "random", "--seed", str(BIG_SEED)),
         *("--option", "round_cap=3", "--replay", str(path)),
         cwd=folder,
@@ -123,7 +113,7 @@ def _check_truth(page: Page, played: dict[str, Any]) -> None:
 @needs_chromium
 def test_html_page_renders_from_disk_with_no_server(played: dict[str, Any]) -> None:
     out = played["folder"] / "page.html"
-    done = _heights("view", str(played["path"]), "--html", str(out), cwd=played["folder"])
+    done = heights("view", str(played["path"]), "--html", str(out), cwd=played["folder"])
     assert done.returncode == 0, done.stderr
     assert str(out) in done.stdout
     with chromium() as browser:
@@ -240,11 +230,11 @@ def test_match_view_serves_the_match_it_played(tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_replay_is_refused(tmp_path: Path) -> None:
     junk = tmp_path / "junk.replay.gz"
     junk.write_bytes(b'{"format": "something else"}')
-    done = _heights("view", str(junk), "--html", str(tmp_path / "x.html"), cwd=tmp_path)
+    done = heights("view", str(junk), "--html", str(tmp_path / "x.html"), cwd=tmp_path)
     assert done.returncode == 2
     assert f"{junk}: not a Rolling Heights replay record" in done.stderr
     assert not (tmp_path / "x.html").exists()
-    missing = _heights("view", str(tmp_path / "nope.gz"), cwd=tmp_path)
+    missing = heights("view", str(tmp_path / "nope.gz"), cwd=tmp_path)
     assert missing.returncode == 2
     assert "nope.gz: cannot read: No such file or directory" in missing.stderr
 

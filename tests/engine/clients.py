@@ -12,9 +12,9 @@ from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from heights_cli.stack import grpc_serving
 from heights_engine.auth import operator_metadata
 from heights_engine.proto import engine_service_pb2 as pb
 from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
@@ -83,16 +83,8 @@ def error_reason(err: grpc.RpcError) -> str:
 def wait_healthy(
     address: str, timeout: float = 20.0, alive: Callable[[], bool] = lambda: True
 ) -> None:
-    channel = grpc.insecure_channel(address)
-    health = health_pb2_grpc.HealthStub(channel)
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-            if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                return
-        except grpc.RpcError:
-            pass
+    while not grpc_serving(address, timeout=1):
         if time.monotonic() > deadline or not alive():
             raise AssertionError(f"no healthy server at {address}")
         time.sleep(0.05)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.cache import cache
+from django.test import RequestFactory
 from rest_framework.test import APIClient
 
 from heights_platform.bots.models import Bot, BotVersion
@@ -46,3 +47,12 @@ def active_version(bot: Bot) -> BotVersion:
     bot.refresh_from_db()
     assert isinstance(bot.active_version, BotVersion)
     return bot.active_version
+
+
+def admin_request(world: dict[str, Any]) -> Any:
+    """A request to the admin by the world's alice, made staff: what an admin action takes."""
+    staff = world["users"]["alice"]
+    staff.is_staff = staff.is_superuser = True
+    request = RequestFactory().post("/admin/")
+    request.user = staff
+    return request

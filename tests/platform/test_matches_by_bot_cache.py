@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from django.contrib import admin
 from django.core.cache import cache
-from django.test import RequestFactory
 from django.utils import timezone
 from rest_framework.test import APIClient
 from tests.platform.cache_checks import (
     active_version,
+    admin_request,
     api_bytes,
     built_afresh_after,
     fresh_api_bytes,
@@ -177,21 +177,13 @@ def test_a_match_reaped(world: dict[str, Any], duel: Ladder, committed: Any) -> 
     assert _status_of(after, match) == "failed"
 
 
-def _admin_request(world: dict[str, Any]) -> Any:
-    staff = world["users"]["alice"]
-    staff.is_staff = staff.is_superuser = True
-    request = RequestFactory().post("/admin/")
-    request.user = staff
-    return request
-
-
 def test_a_bot_renamed_in_the_admin(world: dict[str, Any], committed: Any) -> None:
     """Its name shows in the seats of the matches of the bots it played: here beta's."""
     alpha, beta = world["bots"][0], world["bots"][1]
 
     def rename() -> None:
         alpha.name = "alpha-prime"
-        BotAdmin(Bot, admin.site).save_model(_admin_request(world), alpha, None, True)
+        BotAdmin(Bot, admin.site).save_model(admin_request(world), alpha, None, True)
 
     after = built_afresh_after(_path(beta), committed, rename)
     names = {seat["bot_name"] for row in after["results"] for seat in row["seats"]}
@@ -201,7 +193,7 @@ def test_a_bot_renamed_in_the_admin(world: dict[str, Any], committed: Any) -> No
 def test_a_ladder_renamed_in_the_admin(world: dict[str, Any], duel: Ladder, committed: Any) -> None:
     def rename() -> None:
         duel.name, duel.slug = "Duel Royale", "duel-royale"
-        LadderAdmin(Ladder, admin.site).save_model(_admin_request(world), duel, None, True)
+        LadderAdmin(Ladder, admin.site).save_model(admin_request(world), duel, None, True)
 
     after = built_afresh_after(_path(world["bots"][1]), committed, rename)
     assert "duel-royale" in {row["ladder"] for row in after["results"]}

@@ -12,9 +12,9 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.test import Client, RequestFactory
+from django.test import Client
 from django.utils import timezone
-from tests.platform.cache_checks import active_version
+from tests.platform.cache_checks import active_version, admin_request
 from tests.platform.site_world import SECRET_REJECTION
 
 from heights_platform.bots.admin import BotAdmin
@@ -272,21 +272,13 @@ def test_an_opponent_becoming_public_is_linked(
     assert f'href="/bots/{newbie.pk}/"'.encode() in after
 
 
-def _admin_request(world: dict[str, Any]) -> Any:
-    staff = world["users"]["alice"]
-    staff.is_staff = staff.is_superuser = True
-    request = RequestFactory().post("/admin/")
-    request.user = staff
-    return request
-
-
 def test_a_bot_renamed_in_the_admin(world: dict[str, Any], committed: Any) -> None:
     """Its name shows on the pages of the bots it played: here alpha's on beta's."""
     alpha, beta = world["bots"][0], world["bots"][1]
 
     def rename() -> None:
         alpha.name = "alpha-prime"
-        BotAdmin(Bot, admin.site).save_model(_admin_request(world), alpha, None, True)
+        BotAdmin(Bot, admin.site).save_model(admin_request(world), alpha, None, True)
 
     after = _renders_afresh_after(_path(beta), committed, rename)
     assert b"alpha-prime" in after
@@ -295,7 +287,7 @@ def test_a_bot_renamed_in_the_admin(world: dict[str, Any], committed: Any) -> No
 def test_a_ladder_renamed_in_the_admin(world: dict[str, Any], duel: Any, committed: Any) -> None:
     def rename() -> None:
         duel.name, duel.slug = "Duel Royale", "duel-royale"
-        LadderAdmin(Ladder, admin.site).save_model(_admin_request(world), duel, None, True)
+        LadderAdmin(Ladder, admin.site).save_model(admin_request(world), duel, None, True)
 
     after = _renders_afresh_after(_path(world["bots"][1]), committed, rename)
     assert b"Duel Royale" in after

@@ -103,6 +103,7 @@ def test_the_exported_members_are_pinned() -> None:
         "final_ranks",
         "from_infoset",
         "infoset",
+        "lazy_exports",
         "load_catalogue",
         "make_patch",
         "market_cost",

@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.heights_command import heights
 
 import heights_sdk.starter
 from heights_rules.replay import Replay, verify
 from heights_runner.sandbox import probe
 
 pytestmark = pytest.mark.skipif(not probe().bwrap, reason="bubblewrap is not available")
-
-
-def _heights(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "heights_cli.main", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def test_a_local_match_between_a_file_and_a_builtin(tmp_path: Path) -> None:
@@ -35,7 +23,7 @@ def test_a_local_match_between_a_file_and_a_builtin(tmp_path: Path) -> None:
         starter.replace(future, future + "import sys\nprint('mybot is up', file=sys.stderr)\n")
     )
     replay_path = tmp_path / "game.replay.gz"
-    done = _heights(
+    done = heights(
         "match",
         str(bot),
         "random",
@@ -62,7 +50,7 @@ def test_a_local_match_between_a_file_and_a_builtin(tmp_path: Path) -> None:
     assert result["log_paths"] == {"0": str(log_path)}  # random writes nothing
     assert log_path.read_text() == "mybot is up\n"
     # Another match at the same path: the old log goes with the old game.
-    again = _heights("match", "random", "greedy", "--replay", str(replay_path), cwd=tmp_path)
+    again = heights("match", "random", "greedy", "--replay", str(replay_path), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert not log_path.exists()
 
@@ -71,7 +59,7 @@ def test_a_local_match_between_a_file_and_a_builtin(tmp_path: Path) -> None:
 def test_builtin_bots_play_matches_of_the_largest_seeds(tmp_path: Path, seed: int) -> None:
     # Bots seeded with `seed * 8 + seat` crashed at start for every seed from 2**61 on,
     # three in four of the seeds the platform draws.
-    done = _heights(
+    done = heights(
         "match",
         *("random", "search", "greedy", "--seed", str(seed), "--json"),
         *("--option", "round_cap=1"),
@@ -83,10 +71,10 @@ def test_builtin_bots_play_matches_of_the_largest_seeds(tmp_path: Path, seed: in
 
 
 def test_a_solo_match_prints_the_mayor_among_the_ranks(tmp_path: Path) -> None:
-    done = _heights("match", "random", "--solo", "--seed", "3", "--json", cwd=tmp_path)
+    done = heights("match", "random", "--solo", "--seed", "3", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout)["outcome"]
-    text = _heights("match", "random", "--solo", "--seed", "3", cwd=tmp_path)
+    text = heights("match", "random", "--solo", "--seed", "3", cwd=tmp_path)
     assert text.returncode == 0, text.stderr
     rows = [line.split() for line in text.stdout.splitlines() if line.startswith("  #")]
     mayor = [row for row in rows if row[1] == "Mayor"]
@@ -97,18 +85,18 @@ def test_a_solo_match_prints_the_mayor_among_the_ranks(tmp_path: Path) -> None:
 def test_a_solo_bot_that_forfeits_ranks_below_the_mayor(tmp_path: Path) -> None:
     crash = tmp_path / "crash.py"
     crash.write_text("raise SystemExit(1)\n")
-    text = _heights("match", str(crash), "--solo", "--seed", "9", cwd=tmp_path)
+    text = heights("match", str(crash), "--solo", "--seed", "9", cwd=tmp_path)
     assert text.returncode == 1, text.stderr  # a forfeit: played, but not cleanly
     ranks = [line.split()[:2] for line in text.stdout.splitlines() if line.startswith("  #")]
     assert ranks == [["#1", "Mayor"], ["#2", "seat"]]
 
 
 def test_a_bad_bot_argument_is_refused_clearly(tmp_path: Path) -> None:
-    done = _heights("match", "no-such-bot", "random", cwd=tmp_path)
+    done = heights("match", "no-such-bot", "random", cwd=tmp_path)
     assert done.returncode == 2
     assert "neither a built-in bot" in done.stderr
     (tmp_path / "evil.zip").write_bytes(b"PK\x03\x04 not really a zip")
-    done = _heights("match", str(tmp_path / "evil.zip"), "random", cwd=tmp_path)
+    done = heights("match", str(tmp_path / "evil.zip"), "random", cwd=tmp_path)
     assert done.returncode == 2
     assert "heights match:" in done.stderr
 
@@ -116,7 +104,7 @@ def test_a_bad_bot_argument_is_refused_clearly(tmp_path: Path) -> None:
 def test_a_local_tournament_prints_standings(tmp_path: Path) -> None:
     bot = tmp_path / "mybot.py"
     bot.write_bytes(Path(str(heights_sdk.starter.__file__)).read_bytes())
-    done = _heights(
+    done = heights(
         "tournament",
         "greedy",
         "random",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.heights_command import heights
 
 from heights_rules.replay import Replay, verify
 from heights_runner.sandbox import probe
@@ -19,14 +18,7 @@ def test_mcts_plays_a_sandboxed_match_at_the_default_time_limit(tmp_path: Path) 
     replay_path = tmp_path / "game.replay.gz"
     args = ["match", "mcts", "noisy-greedy-50", "--seed", "11", "--json"]
     args += ["--replay", str(replay_path), "--option", "round_cap=2"]
-    done = subprocess.run(
-        [sys.executable, "-m", "heights_cli.main", *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = heights(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr  # 0: played, nobody forfeited
     result = json.loads(done.stdout)
     assert [s["name"] for s in result["seats"]] == ["mcts", "noisy-greedy-50"]

@@ -8,10 +8,10 @@ game, `run_games` a series with seats rotated.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from heights_bots.bot import BOT_CLOCKS, BOT_NAMES, Bot, make_bot, seat_seed
+from heights_rules import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from heights_bots.greedy import GreedyBot
@@ -39,14 +39,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'heights_bots' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = _lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "BOT_CLOCKS",

@@ -11,6 +11,8 @@ import os
 import resource
 from pathlib import Path
 
+from heights_cli.proc_stat import process_stat
+
 
 def _machine_ticks() -> list[int]:
     """/proc/stat's first line: user nice system idle iowait irq softirq steal ..."""
@@ -36,9 +38,8 @@ def process_seconds(pids: list[int]) -> float:
     """CPU seconds (user + system) the processes used so far; a gone process counts 0."""
     total = 0
     for pid in pids:
-        with contextlib.suppress(OSError):
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(stat[11]) + int(stat[12])  # utime, stime
+        if (found := process_stat(pid)) is not None:
+            total += int(found[1][11]) + int(found[1][12])  # utime, stime
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -47,10 +48,8 @@ def _processes() -> dict[int, tuple[str, list[str]]]:
     (index 1 is the parent; 11-14 utime, stime, cutime, cstime; 19 the start time)."""
     found: dict[int, tuple[str, list[str]]] = {}
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):  # ended between the listing and the read
-                head, tail = Path(entry, "stat").read_text().rsplit(")", 1)
-                found[int(entry.name)] = head.split("(", 1)[1], tail.split()
+        if entry.name.isdigit() and (stat := process_stat(int(entry.name))) is not None:
+            found[int(entry.name)] = stat
     return found
 
 

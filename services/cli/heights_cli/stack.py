@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from heights_cli.proc_stat import process_stat
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -105,7 +107,7 @@ class Stack:
             | env,
         )
         service.address = f"127.0.0.1:{port}"
-        _wait(name, lambda: _grpc_serving(service.address), service, 30)
+        _wait(name, lambda: grpc_serving(service.address), service, 30)
         return service
 
     def runner(self, name: str = "runner", **env: str) -> Service:
@@ -126,14 +128,17 @@ class Stack:
         self.services.clear()
 
 
-def _grpc_serving(address: str) -> bool:
+def grpc_serving(address: str, timeout: float = 0.5) -> bool:
+    """Whether the gRPC server at `address` (an engine) answers its health check
+    SERVING within `timeout` seconds: how a stack, the load test and the tests know
+    that an engine they started is ready."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     with grpc.insecure_channel(address) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(), timeout=0.5
+                health_pb2.HealthCheckRequest(), timeout=timeout
             )
         except grpc.RpcError:
             return False
@@ -161,8 +166,5 @@ def processes_with_env(name: str, value: str) -> list[int]:
 def running(pid: int) -> bool:
     """The process exists and has not ended (a zombie, ended but not yet reaped by its
     parent, has)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    found = process_stat(pid)
+    return found is not None and found[1][0] != "Z"

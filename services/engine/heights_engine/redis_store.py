@@ -122,8 +122,9 @@ class _Pipelined(asyncio.Protocol):
     that one, and it stops when nothing is in flight.
     """
 
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, traffic: metrics.RedisTraffic) -> None:
         self._timeout = timeout
+        self._traffic = traffic  # its batcher's, over all its connections
         self._reader = hiredis.Reader()
         self._loop = asyncio.get_running_loop()  # made by the loop's create_connection
         self._transport: asyncio.Transport | None = None
@@ -134,8 +135,6 @@ class _Pipelined(asyncio.Protocol):
         self._sent_at = 0.0  # loop time the batch in flight went out
         self._watchdog: asyncio.TimerHandle | None = None
         self.lost = False
-        self.round_trips = 0
-        self.commands = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
@@ -161,10 +160,8 @@ class _Pipelined(asyncio.Protocol):
         self._sent_at = self._loop.time()
         if self._watchdog is None:
             self._watchdog = self._loop.call_at(self._sent_at + self._timeout, self._watch)
-        self.round_trips += 1
-        self.commands += len(batch)
-        metrics.REDIS_TRAFFIC.round_trips += 1
-        metrics.REDIS_TRAFFIC.commands += len(batch)
+        self._traffic.round_trips += 1
+        self._traffic.commands += len(batch)
 
     def _watch(self) -> None:
         """The watchdog: fail the batch in flight past its deadline, else wait for it."""
@@ -237,8 +234,7 @@ class RedisPipe:
         self._timeout = timeout
         self._protocol: _Pipelined | None = None
         self._connecting: asyncio.Lock | None = None
-        self.round_trips = 0
-        self.commands = 0
+        self.traffic = metrics.REDIS_TRAFFIC.batcher()  # what it sent, over every connection
 
     async def call(self, *command: Any) -> Any:
         """Redis's reply to `command`, raised if it is an error."""
@@ -282,7 +278,6 @@ class RedisPipe:
         async with self._connecting:  # one connection attempt at a time
             if self._protocol is not None and not self._protocol.lost:
                 return self._protocol
-            self._count(self._protocol)
             self._protocol = None
             protocol = await self._open()
             try:
@@ -305,11 +300,11 @@ class RedisPipe:
             async with asyncio.timeout(self._timeout):
                 if "path" in params:
                     _, protocol = await loop.create_unix_connection(
-                        lambda: _Pipelined(self._timeout), params["path"]
+                        lambda: _Pipelined(self._timeout, self.traffic), params["path"]
                     )
                 else:
                     _, protocol = await loop.create_connection(
-                        lambda: _Pipelined(self._timeout),
+                        lambda: _Pipelined(self._timeout, self.traffic),
                         params.get("host", "localhost"),
                         params.get("port", 6379),
                         ssl=ssl.create_default_context() if self._tls else None,
@@ -318,14 +313,8 @@ class RedisPipe:
             raise RedisConnectionError(f"cannot connect to Redis: {err}") from err
         return protocol
 
-    def _count(self, protocol: _Pipelined | None) -> None:
-        if protocol is not None:
-            self.round_trips += protocol.round_trips
-            self.commands += protocol.commands
-
     def close(self) -> None:
         if self._protocol is not None:
-            self._count(self._protocol)
             self._protocol.close()
             self._protocol = None
 
@@ -441,10 +430,10 @@ class RedisStore:
     async def close(self) -> None:
         self._pipe.close()
         await self._redis.aclose()
-        pipe = self._pipe
+        traffic = self._pipe.traffic
         log.info(
             "Redis: %d commands in %d round trips",
-            pipe.commands,
-            pipe.round_trips,
-            extra={"redis_commands": pipe.commands, "redis_round_trips": pipe.round_trips},
+            traffic.commands,
+            traffic.round_trips,
+            extra={"redis_commands": traffic.commands, "redis_round_trips": traffic.round_trips},
         )

@@ -13,12 +13,13 @@ alternated on a loaded machine, ~20 us less engine CPU a ping and ~50 us a relay
 decision on the memory store (on Redis not resolved from the noise; docs/runner.md, "A
 relayed decision over a ping on the same stream").
 
-It reaches under grpc.aio's public API: `cygrpc.execute_batch`, its operations, and the
-call's state (`RPCState`), which the servicer context holds where Python cannot name it
-and which is found among the context's referents. The first answer goes through
-`context.write`, which sends the initial metadata with it and records that it did (a
-second send of them would fail the call's last batch). Where this grpcio lacks any of
-it, `StreamExchange` keeps the public `read`/`write` API: slower, never wrong.
+It reaches under grpc.aio's public API (grpc_core.py): `cygrpc.execute_batch`, its
+operations, and the call's state (`RPCState`), which the servicer context holds where
+Python cannot name it and which is found among the context's referents. The first
+answer goes through `context.write`, which sends the initial metadata with it and
+records that it did (a second send of them would fail the call's last batch). Where
+this grpcio lacks any of it, `StreamExchange` keeps the public `read`/`write` API:
+slower, never wrong.
 """
 
 from __future__ import annotations
@@ -26,23 +27,21 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
-import importlib
 import logging
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from grpc import aio
 
+from heights_engine import grpc_core
+from heights_engine.grpc_core import NO_FLAGS, builds_messages
+
+# The layer as this module sees it: the tests replace it here, grpc's own code keeps it.
+cygrpc: Any = grpc_core.cygrpc
+
 log = logging.getLogger("heights_engine")
 
-cygrpc: Any  # grpc.aio's layer under its public API (no type stubs)
-try:
-    cygrpc = importlib.import_module("grpc._cython.cygrpc")
-except ImportError:  # pragma: no cover (the locked grpcio has it)
-    cygrpc = None
-
 Req = TypeVar("Req")
-_NO_FLAGS = 0
 _BATCH_REFUSED = False  # set once this grpcio's execute_batch refused the shape used here
 
 
@@ -77,8 +76,8 @@ class StreamExchange(Generic[Req]):
             # What grpc.aio's write checks first (`raise_for_termination`): no operation
             # on a call that is over.
             return None
-        receive = cygrpc.ReceiveMessageOperation(_NO_FLAGS)
-        send = cygrpc.SendMessageOperation(answer.SerializeToString(), _NO_FLAGS)
+        receive = cygrpc.ReceiveMessageOperation(NO_FLAGS)
+        send = cygrpc.SendMessageOperation(answer.SerializeToString(), NO_FLAGS)
         try:
             await cygrpc.execute_batch(self._call, (send, receive), self._loop)
         except (TypeError, AttributeError) as err:
@@ -137,10 +136,7 @@ def usable() -> bool:
             ", ".join(n for n in needed if cygrpc is None or not hasattr(cygrpc, n)),
         )
         return False
-    try:
-        cygrpc.SendMessageOperation(b"", _NO_FLAGS)
-        cygrpc.ReceiveMessageOperation(_NO_FLAGS).message()
-    except (AttributeError, TypeError):
+    if not builds_messages(cygrpc):
         log.warning(
             "ApplyActions streams use grpc.aio's read and write: this grpcio's "
             "batch operations have another shape"

@@ -10,7 +10,6 @@ submodules (the `rules-public-api` contract in pyproject.toml; the list is pinne
 tests/rules/test_public_api.py). Something the rest needs is made public here, on purpose.
 """
 
-import importlib as _importlib
 import typing as _typing
 
 from heights_rules.actions import (
@@ -49,6 +48,7 @@ from heights_rules.errors import (
 from heights_rules.final import Outcome, outcome, target_values
 from heights_rules.frames import F, PickEffect, Purpose
 from heights_rules.game import GameState, determinize, from_infoset, new_game, unasked_action
+from heights_rules.lazy import lazy_exports
 from heights_rules.limits import MAX_JSON_DEPTH
 
 # Bounded reading of untrusted JSON (rule options, replays), under a name of its own.
@@ -112,14 +112,7 @@ _LAZY = dict.fromkeys(
 )
 
 
-def __getattr__(name: str) -> _typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'heights_rules' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "ACTION_SPACE_VERSION",
@@ -189,6 +182,7 @@ __all__ = [
     "final_ranks",
     "from_infoset",
     "infoset",
+    "lazy_exports",
     "load_catalogue",
     "make_patch",
     "market_cost",

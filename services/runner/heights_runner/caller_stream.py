@@ -14,24 +14,24 @@ This stream is the one gRPC's own single-threaded unary-stream calls
 "segregated" call with a completion queue of its own, on which the caller sends a
 message and waits for the answer in one batch, so the only hand-off left is gRPC
 core's I/O thread waking the caller. It reaches under grpc's public API (the channel's
-core object, the operations of `grpc._cython.cygrpc`); `open_caller_stream` gives None
-where those are missing (another grpcio), and the caller keeps gRPC's threaded stream.
+core object, the operations of `grpc._cython.cygrpc`: heights_engine.grpc_core);
+`open_caller_stream` gives None where those are missing (another grpcio), and the
+caller keeps gRPC's threaded stream.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import time
 from typing import Any
 
 import grpc
 
-cygrpc: Any  # the layer under grpc's public API (no type stubs): absent in another grpcio
-try:
-    cygrpc = importlib.import_module("grpc._cython.cygrpc")
-except ImportError:  # pragma: no cover (the locked grpcio has it)
-    cygrpc = None
+from heights_engine import grpc_core
+from heights_engine.grpc_core import NO_FLAGS, builds_messages
+
+# The layer as this module sees it: the tests replace it here, grpc's own code keeps it.
+cygrpc: Any = grpc_core.cygrpc
 
 _STATUS_CODES = {code.value[0]: code for code in grpc.StatusCode}
 _MESSAGE, _STATUS, _OTHER = "message", "status", None
@@ -66,9 +66,9 @@ class CallerStream:
 
     def __init__(self, core_channel: Any, method: str, handle: int, timeout: float) -> None:
         operations = (
-            ((cygrpc.SendInitialMetadataOperation((), 0),), _OTHER),
-            ((cygrpc.ReceiveStatusOnClientOperation(0),), _STATUS),
-            ((cygrpc.ReceiveInitialMetadataOperation(0),), _OTHER),
+            ((cygrpc.SendInitialMetadataOperation((), NO_FLAGS),), _OTHER),
+            ((cygrpc.ReceiveStatusOnClientOperation(NO_FLAGS),), _STATUS),
+            ((cygrpc.ReceiveInitialMetadataOperation(NO_FLAGS),), _OTHER),
         )
         self._call = core_channel.segregated_call(
             cygrpc.PropagationConstants.GRPC_PROPAGATE_DEFAULTS,
@@ -101,8 +101,8 @@ class CallerStream:
         without one; StreamEndedError (a grpc.RpcError) for any other end."""
         if self._status is None:
             send, receive = (
-                cygrpc.SendMessageOperation(payload, 0),
-                cygrpc.ReceiveMessageOperation(0),
+                cygrpc.SendMessageOperation(payload, NO_FLAGS),
+                cygrpc.ReceiveMessageOperation(NO_FLAGS),
             )
             self._operate((send, receive), _MESSAGE)
             while self._pending:
@@ -134,7 +134,7 @@ class CallerStream:
             return
         self._closed = True
         if self._status is None:
-            self._operate((cygrpc.SendCloseFromClientOperation(0),), _OTHER)
+            self._operate((cygrpc.SendCloseFromClientOperation(NO_FLAGS),), _OTHER)
         self._call.cancel(cygrpc.StatusCode.cancelled, "closed by the runner")
         for _ in range(_CLOSE_EVENTS):
             if not self._pending:
@@ -169,15 +169,13 @@ def open_caller_stream(chan: grpc.Channel, method: str, timeout: float) -> Calle
 def _usable() -> bool:
     """Whether this grpcio's operations take the arguments used here: built once, never
     sent. A grpcio whose internals changed shape then costs speed, not matches."""
-    if cygrpc is None:
+    if not builds_messages(cygrpc):
         return False
     try:
-        cygrpc.SendMessageOperation(b"", 0)
-        cygrpc.ReceiveMessageOperation(0)
-        cygrpc.SendCloseFromClientOperation(0)
-        cygrpc.SendInitialMetadataOperation((), 0)
-        cygrpc.ReceiveStatusOnClientOperation(0)
-        cygrpc.ReceiveInitialMetadataOperation(0)
+        cygrpc.SendCloseFromClientOperation(NO_FLAGS)
+        cygrpc.SendInitialMetadataOperation((), NO_FLAGS)
+        cygrpc.ReceiveStatusOnClientOperation(NO_FLAGS)
+        cygrpc.ReceiveInitialMetadataOperation(NO_FLAGS)
         _ = (cygrpc.OperationType.receive_message, cygrpc.StatusCode.cancelled)
     except (AttributeError, TypeError):
         return False

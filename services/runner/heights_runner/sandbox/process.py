@@ -255,15 +255,7 @@ class BotProcess:
             self._end()
 
     def _end(self) -> None:
-        # Own session (start_new_session): the group is bwrap, or the bot and its children.
-        # Killed even when the top process has exited: what it left in its group has not.
-        # The pid cannot have been reused while a process of that group lives.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self._popen.pid, signal.SIGKILL)
-        if self._cgroup is not None:
-            # The whole tree, wherever it went (setsid, double forks): what holds a pipe too.
-            self._cgroup.kill_all()
-        self._popen.wait()
+        kill_tree(self._popen, self._cgroup)
         # The drainer reads stderr until every copy of its write end is closed, and closes
         # it itself (`_drain_stderr`): closing it here, under a thread blocked reading it,
         # would let the fd number be reused by the next bot's pipe and read from there.
@@ -289,3 +281,19 @@ class BotProcess:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def kill_tree(popen: subprocess.Popen[bytes], cgroup: BotCgroup | None) -> None:
+    """Kill a started process and everything it started, and reap it: a bot's end
+    (`BotProcess.close`), a start that failed half-way, a one-shot build's end.
+
+    Its own session (start_new_session): the group is bwrap, or the bot and its children,
+    killed even when the top process has exited, since what it left in its group has not;
+    the pid cannot have been reused while a process of that group lives. The cgroups then
+    kill the whole tree, wherever it went (setsid, double forks): what holds a pipe too.
+    """
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(popen.pid, signal.SIGKILL)
+    if cgroup is not None:
+        cgroup.kill_all()
+    popen.wait()

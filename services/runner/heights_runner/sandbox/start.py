@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
-import signal
 import stat
 import subprocess
 import tempfile
@@ -17,7 +16,7 @@ from heights_runner.sandbox import bwrap, cgroups, lifetime, seccomp
 from heights_runner.sandbox.cgroups import BotCgroup
 from heights_runner.sandbox.limits import Limits, SandboxUnavailable
 from heights_runner.sandbox.probe import Capabilities, probe
-from heights_runner.sandbox.process import BotProcess
+from heights_runner.sandbox.process import BotProcess, kill_tree
 from heights_runner.sandbox.status import BwrapStatus
 
 _NOBODY = 65534
@@ -145,10 +144,7 @@ def _undo(
 ) -> None:
     """What a start that failed made: the process (its group, its cgroups), the cgroups."""
     if popen is not None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(popen.pid, signal.SIGKILL)
-        cgroup.kill_all()
-        popen.wait()
+        kill_tree(popen, cgroup)
         for stream in (popen.stdin, popen.stdout, popen.stderr):
             if stream is not None:
                 stream.close()
@@ -314,10 +310,7 @@ def run_once(
         except subprocess.TimeoutExpired:
             code = None
         finally:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(popen.pid, signal.SIGKILL)
-            cgroup.kill_all()
-            popen.wait()
+            kill_tree(popen, cgroup)
             oom = cgroup.oom_killed()
             cgroup.remove()
         size = out.seek(0, os.SEEK_END)

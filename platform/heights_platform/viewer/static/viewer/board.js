@@ -1,5 +1,6 @@
 // Rolling Heights replay viewer: the map, drawn with SVG from an observation's `map`.
-// Plain JS, no dependencies; viewer.js (loaded after it) uses window.HeightsBoard.
+// Plain JS, no dependencies; viewer.js (loaded after it) uses window.HeightsBoard (the board,
+// a seat's colour, and `filled`, how both build an element).
 "use strict";
 
 (function () {
@@ -19,20 +20,20 @@
 
   let seatName = (seat) => `seat ${seat}`;
 
-  function svg(tag, attrs, ...children) {
-    const node = document.createElementNS(SVG_NS, tag);
-    setAttrs(node, attrs);
-    node.append(...children.filter((c) => c !== null && c !== undefined));
-    return node;
-  }
-
-  function setAttrs(node, attrs) {
+  // A new node with its attributes (`text` and `style` set as such) and children (null
+  // and undefined left out): the one way both scripts build SVG and HTML elements.
+  function filled(node, attrs, children) {
     for (const [key, value] of Object.entries(attrs || {})) {
       if (key === "text") node.textContent = value;
       else if (key === "style") node.style.cssText = value;
       else node.setAttribute(key, value);
     }
+    node.append(...children.filter((c) => c !== null && c !== undefined));
+    return node;
   }
+
+  const svg = (tag, attrs, ...children) =>
+    filled(document.createElementNS(SVG_NS, tag), attrs, children);
 
   function seatColour(seat) {
     return SEAT_COLOURS[seat % SEAT_COLOURS.length];
@@ -159,5 +160,5 @@
     renderBoard(board, map);
   }
 
-  window.HeightsBoard = { render, seatColour, WATER };
+  window.HeightsBoard = { render, seatColour, filled, WATER };
 })();

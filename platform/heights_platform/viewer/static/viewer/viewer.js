@@ -21,20 +21,8 @@
 
   // --- small DOM helpers ------------------------------------------------------------------
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    setAttrs(node, attrs);
-    node.append(...children.filter((c) => c !== null && c !== undefined));
-    return node;
-  }
-
-  function setAttrs(node, attrs) {
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (key === "text") node.textContent = value;
-      else if (key === "style") node.style.cssText = value;
-      else node.setAttribute(key, value);
-    }
-  }
+  const el = (tag, attrs, ...children) =>
+    HeightsBoard.filled(document.createElement(tag), attrs, children);
 
   function setStatus(message, isError) {
     const status = $("status");
