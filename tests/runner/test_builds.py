@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from heights_runner import builds
 from heights_runner.builds import BuildFailedError, build_limits, built
 from heights_runner.bundle import bundle_check
 from heights_runner.runtimes import BUILD_DIR, BUILD_LIMITS
-from heights_runner.sandbox import probe, python_binds
+from heights_runner.sandbox import SandboxUnavailable, probe, python_binds
 from heights_runner.sandbox.start import Mounts, OneShot, run_once
-from heights_runner.sandbox.toolchains import ToolchainMissingError, build_toolchain
+from heights_runner.sandbox.toolchains import Toolchain, ToolchainMissingError, build_toolchain
 
 pytestmark = pytest.mark.skipif(not probe().contains_untrusted, reason="no bubblewrap+seccomp")
 
@@ -98,3 +99,35 @@ def test_a_build_is_made_once_per_content_hash(tmp_path: Path) -> None:
     assert "main.cpp:1:1: error" in failed.value.output
     assert not list(tmp_path.glob(".*-build-*"))  # the failed build's staging is gone
     assert BUILD_LIMITS.seconds == build_limits().cpu_seconds
+
+
+MISSING = "/nonexistent-heights-build-bind"  # bwrap: "Can't find source path"
+
+
+def test_a_build_sandbox_that_cannot_be_set_up_is_the_runners_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bwrap exits with status 1 before the compiler runs: that was "build failed ...
+    # exited with status 1", the bot's `build` forfeit, for a bind of the runner's own.
+    try:
+        tools = build_toolchain(bundle_check("a.cpp", b"").runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    broken = Toolchain(tools.usr, ((MISSING, "/extra"),), tools.programs)
+    monkeypatch.setattr(builds, "build_toolchain", lambda runtime: broken)
+    bundle = bundle_check("a.cpp", b"int main() { return 0; }\n")
+    workdir = tmp_path / ("2" * 64)
+    workdir.mkdir()
+    (workdir / "main.cpp").write_bytes(bundle.files[bundle.entry])
+    with pytest.raises(SandboxUnavailable) as fault:
+        built(bundle, workdir, "2" * 64)
+    assert not isinstance(fault.value, BuildFailedError)
+    assert f"Can't find source path {MISSING}" in str(fault.value), fault.value
+    assert not list(tmp_path.glob(".*-build-*"))
+
+
+def test_a_build_command_that_fails_at_once_is_still_the_bots(tmp_path: Path) -> None:
+    # The program ran (bubblewrap reported its exit), wrote nothing, and failed.
+    done = _python_once(tmp_path, "import sys; sys.exit(1)", timeout_s=60)
+    assert done.returncode == 1
+    assert done.output == ""
