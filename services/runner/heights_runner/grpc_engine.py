@@ -66,6 +66,9 @@ def _details(err: grpc.RpcError) -> str:
 # is no action at all, or came when it was not its seat's decision.
 BOT_FAULT_REASONS = frozenset({"ILLEGAL_ACTION", "INVALID_ACTION", "NOT_YOUR_TURN"})
 STALE_SEQUENCE = "STALE_SEQUENCE"
+# What a retried ApplyAction is refused with when its first try landed (the engine checks
+# for a game over before the sequence).
+LANDED = frozenset({STALE_SEQUENCE, "GAME_OVER"})
 
 
 def _reason(err: grpc.RpcError) -> str:
@@ -238,10 +241,11 @@ class GrpcEngine:
         try:
             response: pb.ApplyActionResponse = self._call(self._apply_call, request)
         except EngineFaultError as err:
-            if err.reason != STALE_SEQUENCE or not self._retried:
+            if err.reason not in LANDED or not self._retried:
                 raise  # a stale sequence on a first try: this runner lost count
-            # Only this runner plays the game: a stale sequence after a retry means the
-            # retried call landed already. Catch up from the public view.
+            # Only this runner plays the game: a stale sequence (or, when that action
+            # ended the game, the game over) after a retry means the retried call landed
+            # already. Catch up from the public view.
             self._refresh()
             return
         self._sequence = response.sequence
