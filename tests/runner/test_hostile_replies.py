@@ -16,6 +16,7 @@ from tests.engine.clients import OPERATOR_TOKEN
 from tests.engine.conftest import InProcessServer
 
 from heights_engine.settings import Settings
+from heights_rules import Replay
 from heights_runner.contract import BotRef, MatchResult, MatchSpec, SeatSpec, TimeLimits
 from heights_runner.engines import Engine, LocalEngine
 from heights_runner.grpc_engine import GrpcEngine, channel
@@ -120,3 +121,28 @@ def test_a_ready_the_parsers_refuse_is_the_bots_forfeit_at_the_start(
 ) -> None:
     result = _play(READY_IS.format(line=READIES[case]), tmp_path, _grpc(engine_address))
     assert _forfeit_of(result) == ("garbage", 0)
+
+
+# Legal actions whose notes (and a name) hold a lone surrogate: valid JSON ("\ud800",
+# which json.dumps writes so), but no UTF-8 can encode it. The replay's encoder raised
+# UnicodeEncodeError at the end of the match: any bot could void any game it played.
+SURROGATE_NOTES = """
+from heights_sdk import Bot, run
+class B(Bot):
+    def choose(self, d):
+        return d.legal[0].id, "lone \\ud800 surrogate"
+run(B(name="sur\\udc00rogate"))
+"""
+
+
+def test_notes_with_lone_surrogates_are_kept_as_text_and_the_game_counts(
+    engine_address: str, tmp_path: Path
+) -> None:
+    for name, make_engine in (("grpc", _grpc(engine_address)), ("local", LocalEngine)):
+        folder = tmp_path / name
+        folder.mkdir()
+        result = _play(SURROGATE_NOTES, folder, make_engine)
+        assert result.status == "finished"
+        assert all(seat.forfeit is None for seat in result.seats), result.seats
+        notes = Replay.from_bytes(result.replay_bytes()).debug.values()
+        assert "lone ? surrogate" in notes, (name, sorted(notes)[:3])

@@ -114,7 +114,7 @@ def parse_ready(line: str) -> tuple[str, frozenset[str]]:
             "garbage", f"`features` must be a list, got {features!r}"[:120]
         )
     taken = frozenset(f for f in features if isinstance(f, str) and f in FEATURES)
-    return (str(name)[:MAX_NAME] if isinstance(name, str) else ""), taken
+    return _text(name, MAX_NAME), taken
 
 
 def parse_action(line: str) -> tuple[int, str]:
@@ -127,5 +127,14 @@ def parse_action(line: str) -> tuple[int, str]:
         # No action has such an id, and the engine could not even be asked: the wire
         # carries an int32 (game.proto's Action.id). Judged as the engine judges 99999.
         raise ProtocolViolationError("illegal", f"action id {action} is no action"[:120])
-    note = msg.get("debug", "")
-    return action, note[:MAX_DEBUG] if isinstance(note, str) else ""
+    return action, _text(msg.get("debug", ""), MAX_DEBUG)
+
+
+def _text(value: object, limit: int) -> str:
+    """A string the bot sent, cut to `limit`, as text UTF-8 can hold: JSON's "\\ud800"
+    is a lone surrogate, which no UTF-8 encoder takes (the replay's raised at the
+    match's end, failing the match), so each becomes "?"."""
+    if not isinstance(value, str):
+        return ""
+    value = value[:limit]
+    return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
