@@ -3,7 +3,9 @@ kept, only /build writable, nothing left behind; a build is cached by content ha
 
 from __future__ import annotations
 
+import io
 import os
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,44 @@ def test_a_build_command_that_fails_at_once_is_still_the_bots(tmp_path: Path) ->
     done = _python_once(tmp_path, "import sys; sys.exit(1)", timeout_s=60)
     assert done.returncode == 1
     assert done.output == ""
+
+
+DEEP_JAVA = b"""
+import java.nio.file.*;
+public class Deep {
+    public static void main(String[] args) throws Exception {
+        StringBuilder path = new StringBuilder("/build");
+        for (int i = 0; i < 1500; i++) path.append("/a");
+        Files.createDirectories(Paths.get(path.toString()));
+    }
+}
+"""
+
+
+def test_a_build_that_nests_folders_past_any_use_is_the_bots_build_failure(
+    tmp_path: Path,
+) -> None:
+    # 1,500 nested folders in /build: sealing them (os.walk) and removing them
+    # (shutil.rmtree) both raised RecursionError, a runner fault: the match was played
+    # again, rebuilding each time, then voided as an infrastructure failure.
+    manifest = b'{"language": "java", "entry": "Main.java", "build": "java /bot/Deep.java"}'
+    main = b"public class Main { public static void main(String[] a) {} }\n"
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("bot.json", manifest)
+        z.writestr("Main.java", main)
+        z.writestr("Deep.java", DEEP_JAVA)
+    bundle = bundle_check("deep.zip", archive.getvalue())
+    try:
+        build_toolchain(bundle.runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    workdir = tmp_path / ("3" * 64)
+    workdir.mkdir()
+    for path, data in bundle.files.items():
+        (workdir / path).write_bytes(data)
+    with pytest.raises(BuildFailedError) as failed:
+        built(bundle, workdir, "3" * 64)
+    assert "nested" in str(failed.value), failed.value
+    assert not list(tmp_path.glob(".*-build-*"))  # the deep staging is removed too
+    assert not (tmp_path / ("3" * 64 + ".build")).exists()
