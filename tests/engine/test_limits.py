@@ -136,3 +136,29 @@ def test_options_json_is_bounded_in_size_and_depth(engine: pb_grpc.EngineService
     assert "the limit is 4096" in message
     # Neither refusal claimed the request id.
     create('{"round_cap": 3}')
+
+
+def test_a_refusal_quoting_a_long_input_stays_a_specific_error(
+    engine: pb_grpc.EngineServiceStub,
+) -> None:
+    # The message quoted the input whole: 400 KB of action text came back in the status's
+    # trailers, which the client refused (RESOURCE_EXHAUSTED, "metadata size exceeds hard
+    # limit"), losing the reason; and the server logged the 400 KB with each refusal.
+    created = create_game(engine)
+    seat = created.game.to_move
+    for text in ("buy " * 100_000, "\U0001f3b2" * 100_000):  # 4 UTF-8 bytes each, escaped
+        request = pb.ApplyActionRequest(
+            game_id=created.game.game_id,
+            seat_token=created.seat_tokens[seat],
+            expected_sequence=created.game.sequence,
+            action=game_pb2.Action(text=text),
+        )
+        code, reason, _, message = refusal(lambda: engine.ApplyAction(request))  # noqa: B023
+        assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ACTION")
+        assert len(message) <= 1024, len(message)
+    config = game_pb2.GameConfig(players=2, catalogue_id="c" * 100_000)
+    create = pb.CreateGameRequest(request_id="long-catalogue", config=config)
+    code, reason, _, message = refusal(lambda: engine.CreateGame(create))
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_CONFIG")
+    assert message.startswith("unknown catalogue") or "catalogue" in message, message
+    assert len(message) <= 1024, len(message)

@@ -148,3 +148,28 @@ def test_logs_of_old_matches_are_pruned_and_the_matches_stay(
     assert list(SeatLog.objects.values_list("text", flat=True)) == ["recent"]
     assert Match.objects.filter(pk__in=[old.pk, recent.pk]).count() == 2
     assert prune_seat_logs() == 0
+
+
+def test_a_forfeit_detail_quoting_a_nul_from_the_bots_stderr_is_recorded(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+) -> None:
+    # A crash's detail quotes the bot's last stderr line, whatever bytes it wrote: a NUL
+    # there made PostgreSQL refuse the seat's row, and the forfeit was never recorded.
+    bots = [make_active_bot(make_user()) for _ in range(2)]
+    versions: list[BotVersion] = [b.active_version for b in bots if b.active_version]
+    match = match_create(kind="challenge", seats=versions, players=2, options={})
+    result = play_result(match, forfeit_seat=0)
+    forfeit = result.seats[0].forfeit
+    assert forfeit is not None
+    crashed = dataclasses.replace(
+        forfeit, reason="crash", detail="stdout closed: exited with status 1; stderr: \x00boom"
+    )
+    seats = (dataclasses.replace(result.seats[0], forfeit=crashed), result.seats[1])
+    match_result_record(result=dataclasses.replace(result, seats=seats))
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED, match.error
+    seat = match.seats.get(seat=0)
+    assert seat.forfeit_reason == "crash"
+    assert seat.forfeit_detail.endswith("stderr: \ufffdboom")

@@ -130,6 +130,8 @@ def test_the_same_file_may_be_uploaded_again_as_a_new_version(
         ("main.txt", MAIN_PY, "wrong_type"),
         ("main.py", b"\xff\xfe\x00print('hi')\n", "not_utf8"),
         ("main.py", b"def broken(:\n", "syntax_error"),
+        # Deeper than json's recursion limit: RecursionError, a 500, before it was caught.
+        ("bot.zip", _zip(("main.py", MAIN_PY), ("bot.json", b"[" * 4000)), "bad_manifest"),
     ],
     ids=[
         "zip-slip",
@@ -145,6 +147,7 @@ def test_the_same_file_may_be_uploaded_again_as_a_new_version(
         "text-file",
         "not-utf8",
         "syntax-error",
+        "manifest-nested-too-deep",
     ],
 )
 def test_a_refused_upload_is_400_with_its_reason_and_creates_nothing(

@@ -3,17 +3,20 @@ kept, only /build writable, nothing left behind; a build is cached by content ha
 
 from __future__ import annotations
 
+import io
 import os
+import zipfile
 from pathlib import Path
 
 import pytest
 
+from heights_runner import builds
 from heights_runner.builds import BuildFailedError, build_limits, built
 from heights_runner.bundle import bundle_check
 from heights_runner.runtimes import BUILD_DIR, BUILD_LIMITS
-from heights_runner.sandbox import probe, python_binds
+from heights_runner.sandbox import SandboxUnavailable, probe, python_binds
 from heights_runner.sandbox.start import Mounts, OneShot, run_once
-from heights_runner.sandbox.toolchains import ToolchainMissingError, build_toolchain
+from heights_runner.sandbox.toolchains import Toolchain, ToolchainMissingError, build_toolchain
 
 pytestmark = pytest.mark.skipif(not probe().contains_untrusted, reason="no bubblewrap+seccomp")
 
@@ -98,3 +101,76 @@ def test_a_build_is_made_once_per_content_hash(tmp_path: Path) -> None:
     assert "main.cpp:1:1: error" in failed.value.output
     assert not list(tmp_path.glob(".*-build-*"))  # the failed build's staging is gone
     assert BUILD_LIMITS.seconds == build_limits().cpu_seconds
+
+
+MISSING = "/nonexistent-heights-build-bind"  # bwrap: "Can't find source path"
+
+
+def test_a_build_sandbox_that_cannot_be_set_up_is_the_runners_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bwrap exits with status 1 before the compiler runs: that was "build failed ...
+    # exited with status 1", the bot's `build` forfeit, for a bind of the runner's own.
+    try:
+        tools = build_toolchain(bundle_check("a.cpp", b"").runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    broken = Toolchain(tools.usr, ((MISSING, "/extra"),), tools.programs)
+    monkeypatch.setattr(builds, "build_toolchain", lambda runtime: broken)
+    bundle = bundle_check("a.cpp", b"int main() { return 0; }\n")
+    workdir = tmp_path / ("2" * 64)
+    workdir.mkdir()
+    (workdir / "main.cpp").write_bytes(bundle.files[bundle.entry])
+    with pytest.raises(SandboxUnavailable) as fault:
+        built(bundle, workdir, "2" * 64)
+    assert not isinstance(fault.value, BuildFailedError)
+    assert f"Can't find source path {MISSING}" in str(fault.value), fault.value
+    assert not list(tmp_path.glob(".*-build-*"))
+
+
+def test_a_build_command_that_fails_at_once_is_still_the_bots(tmp_path: Path) -> None:
+    # The program ran (bubblewrap reported its exit), wrote nothing, and failed.
+    done = _python_once(tmp_path, "import sys; sys.exit(1)", timeout_s=60)
+    assert done.returncode == 1
+    assert done.output == ""
+
+
+DEEP_JAVA = b"""
+import java.nio.file.*;
+public class Deep {
+    public static void main(String[] args) throws Exception {
+        StringBuilder path = new StringBuilder("/build");
+        for (int i = 0; i < 1500; i++) path.append("/a");
+        Files.createDirectories(Paths.get(path.toString()));
+    }
+}
+"""
+
+
+def test_a_build_that_nests_folders_past_any_use_is_the_bots_build_failure(
+    tmp_path: Path,
+) -> None:
+    # 1,500 nested folders in /build: sealing them (os.walk) and removing them
+    # (shutil.rmtree) both raised RecursionError, a runner fault: the match was played
+    # again, rebuilding each time, then voided as an infrastructure failure.
+    manifest = b'{"language": "java", "entry": "Main.java", "build": "java /bot/Deep.java"}'
+    main = b"public class Main { public static void main(String[] a) {} }\n"
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("bot.json", manifest)
+        z.writestr("Main.java", main)
+        z.writestr("Deep.java", DEEP_JAVA)
+    bundle = bundle_check("deep.zip", archive.getvalue())
+    try:
+        build_toolchain(bundle.runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    workdir = tmp_path / ("3" * 64)
+    workdir.mkdir()
+    for path, data in bundle.files.items():
+        (workdir / path).write_bytes(data)
+    with pytest.raises(BuildFailedError) as failed:
+        built(bundle, workdir, "3" * 64)
+    assert "nested" in str(failed.value), failed.value
+    assert not list(tmp_path.glob(".*-build-*"))  # the deep staging is removed too
+    assert not (tmp_path / ("3" * 64 + ".build")).exists()

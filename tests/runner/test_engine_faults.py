@@ -167,3 +167,48 @@ def test_the_in_process_engine_sorts_the_rules_errors_the_same_way(
     monkeypatch.setattr("heights_rules.replay.Recorder.apply", broken)
     with pytest.raises(EngineFaultError, match="rules core failed"):
         engine.apply(seat, engine.turn().observation()["legal"][0]["id"])
+
+
+@pytest.fixture
+def engine_losing_a_reply(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bool], str]]:
+    """A real engine service that plays one action and then fails the call as a store
+    outage (UNAVAILABLE), as if the reply were lost: the game moved, the runner cannot
+    know. `last` picks the action that ends the game, else the FAULT_AT-th."""
+    servers: list[InProcessServer] = []
+
+    def start(last: bool) -> str:
+        real = Games.apply
+        calls, lost = [0], [False]
+
+        async def apply(self: Games, *args: Any, **kwargs: Any) -> Any:
+            calls[0] += 1
+            applied = await real(self, *args, **kwargs)
+            over = applied.live.state.is_terminal()
+            if not lost[0] and (over if last else calls[0] == FAULT_AT):
+                lost[0] = True
+                raise RedisConnectionError("the reply was lost")
+            return applied
+
+        monkeypatch.setattr(Games, "apply", apply)
+        servers.append(
+            InProcessServer(Settings(address="127.0.0.1:0", operator_token=OPERATOR_TOKEN))
+        )
+        return servers[-1].address
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.mark.parametrize("last", [False, True], ids=["mid-game", "the-games-last-action"])
+def test_an_action_that_landed_though_its_reply_was_lost_is_not_played_again(
+    last: bool, engine_losing_a_reply: Callable[[bool], str], tmp_path: Path
+) -> None:
+    # The retry is refused (STALE_SEQUENCE mid-game; GAME_OVER when the action ended the
+    # game, which was a runner fault: the whole match played again) and the runner
+    # catches up from the game as it is.
+    result = _play(engine_losing_a_reply(last), tmp_path)
+    expected = play_match(_spec("faults"), LocalEngine, LaunchPolicy(tmp_path / "local"))
+    assert result.status == "finished"
+    assert all(s.forfeit is None for s in result.seats), result.seats
+    assert [s.score for s in result.seats] == [s.score for s in expected.seats]

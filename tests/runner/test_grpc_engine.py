@@ -14,6 +14,7 @@ from tests.engine.clients import OPERATOR_TOKEN
 from tests.engine.conftest import InProcessServer
 
 from heights_engine.proto import engine_service_pb2 as pb
+from heights_engine.proto import engine_service_pb2_grpc as pb_grpc
 from heights_engine.servicer import EngineServicer
 from heights_engine.settings import Settings
 from heights_runner import grpc_engine
@@ -213,3 +214,40 @@ def test_a_grpcio_whose_core_operations_changed_keeps_grpcs_threaded_stream(
     finally:
         monkeypatch.undo()
         caller_stream._usable.cache_clear()
+
+
+def _game_exists(address: str, game_id: str) -> bool:
+    stub = pb_grpc.EngineServiceStub(channel(address))
+    try:
+        stub.GetGame(pb.GetGameRequest(game_id=game_id), timeout=30)
+    except grpc.RpcError as err:
+        code: grpc.StatusCode = err.code()
+        if code != grpc.StatusCode.NOT_FOUND:
+            raise
+        return False
+    return True
+
+
+def test_an_attempt_abandoned_mid_game_deletes_its_game(
+    start_server: Callable[..., InProcessServer],
+) -> None:
+    # The match is played again on a new game (or fails): the abandoned one was left
+    # counting against the engine's MAX_GAMES until its 24 h expiry.
+    server = start_server()
+    engine = GrpcEngine(_spec(), channel(server.address), OPERATOR_TOKEN)
+    for _ in range(3):
+        turn = engine.turn()
+        engine.apply(turn.seat, turn.observation()["legal"][-1]["id"])
+    assert engine.to_move() != OVER
+    assert _game_exists(server.address, engine.game_id)
+    engine.close()
+    assert not _game_exists(server.address, engine.game_id)
+
+
+def test_a_finished_game_is_kept_when_the_match_closes_it(
+    start_server: Callable[..., InProcessServer],
+) -> None:
+    server = start_server()
+    engine = GrpcEngine(_spec(), channel(server.address), OPERATOR_TOKEN)
+    _play(engine, set())  # finishes, then closes
+    assert _game_exists(server.address, engine.game_id)

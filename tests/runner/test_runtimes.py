@@ -106,6 +106,7 @@ def test_a_manifest_with_a_build_command_is_split_like_shell_words() -> None:
         (b'{"language": "javascript", "build": "npm ci"}', "are not built"),
         (b'{"language": "rust", "extra": 1}', "unknown key 'extra'"),
         (b" " * 5000, "over 4096"),
+        (b"[" * 4000, "nested too deep"),  # RecursionError escaped, not a BundleError
     ],
 )
 def test_a_bad_manifest_says_what_is_wrong(text: bytes, fragment: str) -> None:

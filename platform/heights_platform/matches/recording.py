@@ -90,7 +90,8 @@ def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
         if r.forfeit is not None:
             row.forfeit_reason = r.forfeit.reason[:16]
             row.forfeit_step = r.forfeit.step
-            row.forfeit_detail = r.forfeit.detail[:2000]
+            # A crash's detail quotes the bot's last stderr line: any bytes it wrote.
+            row.forfeit_detail = _pg_text(r.forfeit.detail[:2000])
     rows_update(
         MatchSeat,
         seats.values(),
@@ -105,14 +106,14 @@ def _seats_record(*, match: Match, results: Sequence[SeatResult]) -> None:
             "forfeit_detail",
         ),
     )
-    # Bounded again (a runner of another version may send more); PostgreSQL text holds
-    # no NUL, and a bot may write anything.
-    logs = [
-        SeatLog(seat=seats[r.seat], text=log_tail(r.log).replace("\x00", "\ufffd"))
-        for r in results
-        if r.log
-    ]
+    # Bounded again (a runner of another version may send more).
+    logs = [SeatLog(seat=seats[r.seat], text=_pg_text(log_tail(r.log))) for r in results if r.log]
     SeatLog.objects.bulk_create(logs)
+
+
+def _pg_text(text: str) -> str:
+    """`text` as PostgreSQL text holds it (no NUL): a bot may write anything."""
+    return text.replace("\x00", "\ufffd")
 
 
 def _finish(*, match: Match, result: MatchResult, replay_writes: list[_ReplayWrite]) -> None:
@@ -205,7 +206,7 @@ def _result_record(*, result: MatchResult, batch: bool) -> Match | None:
             error = _rejected(match, err)
     if match.status != Match.Status.FINISHED:
         match.status = Match.Status.FAILED
-        match.error = error or "the match failed"
+        match.error = _pg_text(error) or "the match failed"
     match.finished_at = now
     match.started_at = now - timedelta(seconds=max(0.0, result.seconds))
     match.finished_seq = _next_finished_seq()

@@ -64,6 +64,19 @@ def stale(expected: int, actual: int) -> EngineError:
     )
 
 
+# A refusal's message and each ErrorInfo metadata value, at most, in UTF-8 bytes: the
+# message travels twice, percent-encoded (up to 3x) and in the base64 status details.
+MAX_MESSAGE_BYTES = 1024
+MAX_METADATA_BYTES = 256
+
+
+def _cut(text: str, limit: int) -> str:
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return text
+    return data[: limit - 3].decode("utf-8", "ignore") + "\u2026"  # the ellipsis: 3 bytes
+
+
 def to_status(err: BaseException) -> grpc.Status:
     """The gRPC status for an error raised while serving a request."""
     if isinstance(err, EngineError):
@@ -72,6 +85,11 @@ def to_status(err: BaseException) -> grpc.Status:
         code, reason, message, metadata = Code.UNAVAILABLE, "STORE_UNAVAILABLE", str(err), {}
     else:
         raise err
+    # Refusals quote what was refused (an action's text, a catalogue id): cut, they
+    # still fit a client's trailing metadata (gRPC's 16 KiB by default, past which the
+    # client sees RESOURCE_EXHAUSTED and no reason) and the log's refusal line.
+    message = _cut(message, MAX_MESSAGE_BYTES)
+    metadata = {key: _cut(value, MAX_METADATA_BYTES) for key, value in metadata.items()}
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)

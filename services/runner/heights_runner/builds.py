@@ -12,9 +12,9 @@ log; a runner that lacks the compiler is this machine's fault.
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import os
-import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from heights_runner.sandbox.start import Mounts, run_once
 from heights_runner.sandbox.toolchains import SYSTEM_PATH, build_toolchain
 
 _MIB = 2**20
+MAX_DEPTH = 64  # folders nested in an artefact: javac's packages need a handful
 
 
 class BuildFailedError(sandbox.BotFault):
@@ -101,9 +102,32 @@ def _run(bundle: Bundle, workdir: Path, staging: Path, allow_unsandboxed: bool) 
         why = f"exited with status {done.returncode}"
     elif not any(staging.iterdir()):
         why = f"wrote nothing to {BUILD_DIR}"
+    elif _deeper_than(staging, MAX_DEPTH):
+        why = f"wrote folders nested too deep in {BUILD_DIR} (over {MAX_DEPTH}, or past PATH_MAX)"
     else:
         return
     raise BuildFailedError(f"build failed: `{command[:120]}` {why}", done.output)
+
+
+def _deeper_than(root: Path, depth: int) -> bool:
+    """Whether a folder under `root` is nested over `depth` deep (links not followed).
+
+    Looked at without recursion, and before anything walks the tree: `os.walk` and
+    `shutil.rmtree` recurse once a level and raised RecursionError (a runner fault) on
+    the ~1,000 levels a build can make."""
+    todo = [(str(root), 0)]
+    while todo:
+        folder, level = todo.pop()
+        if level > depth:
+            return True
+        try:
+            with os.scandir(folder) as entries:
+                todo += [(e.path, level + 1) for e in entries if e.is_dir(follow_symlinks=False)]
+        except OSError as err:
+            if err.errno != errno.ENAMETOOLONG:  # long names reach PATH_MAX sooner
+                raise
+            return True
+    return False
 
 
 def _seal(root: Path) -> None:
@@ -119,8 +143,13 @@ def _seal(root: Path) -> None:
 
 
 def _discard(root: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        for folder, _, _ in os.walk(root):
-            if not os.path.islink(folder):
-                os.chmod(folder, 0o755)  # read-only folders cannot be emptied by a non-root runner
-        shutil.rmtree(root)
+    """Remove a build's staging folder, whatever the build left in it: coreutils' chmod
+    and rm walk a tree of any depth (os.walk and shutil.rmtree recurse), and follow no
+    link the build made."""
+    if not root.exists():
+        return
+    # Read-only folders cannot be emptied by a non-root runner.
+    subprocess.run(["chmod", "-R", "u+rwx", "--", str(root)], check=False, capture_output=True)
+    # Best effort, as this runs while a build's failure propagates: a folder left behind
+    # is a dot-named leftover in the cache, not a wrong result.
+    subprocess.run(["rm", "-rf", "--", str(root)], check=False, capture_output=True)

@@ -13,6 +13,7 @@ a forfeit); anything else is ours (EngineFaultError: the match is retried or fai
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import queue
@@ -44,6 +45,7 @@ T = TypeVar("T")
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 ATTEMPTS = 5
 CALL_TIMEOUT = 10.0
+ABANDON_TIMEOUT = 2.0  # deleting an unfinished game on close: the match is ending anyway
 # The longest an ApplyActions stream may last. A match's stream gets what is left of its
 # attempt (contract.attempt_seconds), which is less; a stalled connection is found sooner
 # by the channel's keepalive.
@@ -66,6 +68,9 @@ def _details(err: grpc.RpcError) -> str:
 # is no action at all, or came when it was not its seat's decision.
 BOT_FAULT_REASONS = frozenset({"ILLEGAL_ACTION", "INVALID_ACTION", "NOT_YOUR_TURN"})
 STALE_SEQUENCE = "STALE_SEQUENCE"
+# What a retried ApplyAction is refused with when its first try landed (the engine checks
+# for a game over before the sequence).
+LANDED = frozenset({STALE_SEQUENCE, "GAME_OVER"})
 
 
 def _reason(err: grpc.RpcError) -> str:
@@ -167,9 +172,8 @@ class GrpcEngine:
             seat_names=[seat.name for seat in spec.seats],
         )
         # Creating a game is the operator's (docs/engine-service.md, "Who may call what").
-        create = functools.partial(
-            self._stub.CreateGame, metadata=operator_metadata(operator_token)
-        )
+        self._operator = operator_metadata(operator_token)
+        create = functools.partial(self._stub.CreateGame, metadata=self._operator)
         created: pb.CreateGameResponse = self._call(create, request)
         self.game_id = created.game.game_id
         self.commitment = created.game.seed.commitment_sha256
@@ -238,10 +242,11 @@ class GrpcEngine:
         try:
             response: pb.ApplyActionResponse = self._call(self._apply_call, request)
         except EngineFaultError as err:
-            if err.reason != STALE_SEQUENCE or not self._retried:
+            if err.reason not in LANDED or not self._retried:
                 raise  # a stale sequence on a first try: this runner lost count
-            # Only this runner plays the game: a stale sequence after a retry means the
-            # retried call landed already. Catch up from the public view.
+            # Only this runner plays the game: a stale sequence (or, when that action
+            # ended the game, the game over) after a retry means the retried call landed
+            # already. Catch up from the public view.
             self._refresh()
             return
         self._sequence = response.sequence
@@ -312,3 +317,14 @@ class GrpcEngine:
 
     def close(self) -> None:
         self._close_stream()
+        if self._to_move != OVER:
+            self._abandon()
+
+    def _abandon(self) -> None:
+        """Delete the game of an attempt that ends unfinished (a runner or engine fault,
+        a soft time limit): a retry plays a new game, and this one would count against
+        the engine's MAX_GAMES until it expired (GAME_TTL_SECONDS, a day). Best effort:
+        an engine that cannot be reached now still expires it."""
+        request = pb.DeleteGameRequest(game_id=self.game_id, force=True)
+        with contextlib.suppress(grpc.RpcError):
+            self._stub.DeleteGame(request, timeout=ABANDON_TIMEOUT, metadata=self._operator)

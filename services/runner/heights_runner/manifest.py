@@ -50,6 +50,8 @@ def parse_manifest(data: bytes) -> Manifest:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _refuse(f"not UTF-8 JSON ({exc})") from None
+    except RecursionError:  # 4096 bytes of "[" are deeper than json parses: not an error of ours
+        raise _refuse("JSON nested too deep") from None
     if not isinstance(document, dict):
         raise _refuse("not a JSON object")
     if unknown := sorted(set(document) - set(_KEYS)):

@@ -18,6 +18,8 @@ from heights_runner.engines import Turn
 PROTOCOL_VERSION = 1
 MAX_DEBUG = 200  # characters of a debug note kept in the replay
 MAX_NAME = 40
+# The ids an action may have on the wire (game.proto's Action.id is an int32).
+MIN_ACTION_ID, MAX_ACTION_ID = -(2**31), 2**31 - 1
 # Optional behaviours the runner offers in `hello`; a bot takes them in `ready`.
 PATCH = "patch"  # `decide` may carry a JSON Patch from the previous observation
 FEATURES = (PATCH,)
@@ -83,10 +85,18 @@ def end(ranks: list[int], scores: list[int], outcome: dict[str, Any]) -> str:
 
 
 def _parse(line: str, expected: str) -> dict[str, Any]:
+    # Every way the parser can refuse a line is the bot's fault, not only JSONDecodeError:
+    # nesting deeper than the interpreter's recursion limit raises RecursionError, and a
+    # number of more than 4300 digits ValueError (sys.get_int_max_str_digits). Escaping,
+    # either ended the match as a runner fault, an infrastructure failure voiding it.
     try:
         msg = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except json.JSONDecodeError:
         raise ProtocolViolationError("garbage", f"not JSON: {line[:80]!r}") from None
+    except RecursionError:
+        raise ProtocolViolationError("garbage", f"JSON nested too deep: {line[:80]!r}") from None
+    except ValueError as err:
+        raise ProtocolViolationError("garbage", f"unreadable JSON: {str(err)[:80]}") from None
     if not isinstance(msg, dict) or msg.get("type") != expected:
         raise ProtocolViolationError(
             "garbage", f"expected a {expected!r} message, got {line[:80]!r}"
@@ -104,7 +114,7 @@ def parse_ready(line: str) -> tuple[str, frozenset[str]]:
             "garbage", f"`features` must be a list, got {features!r}"[:120]
         )
     taken = frozenset(f for f in features if isinstance(f, str) and f in FEATURES)
-    return (str(name)[:MAX_NAME] if isinstance(name, str) else ""), taken
+    return _text(name, MAX_NAME), taken
 
 
 def parse_action(line: str) -> tuple[int, str]:
@@ -113,5 +123,18 @@ def parse_action(line: str) -> tuple[int, str]:
     action = msg.get("id")
     if isinstance(action, bool) or not isinstance(action, int):
         raise ProtocolViolationError("garbage", f"`id` must be an integer, got {action!r}"[:120])
-    note = msg.get("debug", "")
-    return action, note[:MAX_DEBUG] if isinstance(note, str) else ""
+    if not MIN_ACTION_ID <= action <= MAX_ACTION_ID:
+        # No action has such an id, and the engine could not even be asked: the wire
+        # carries an int32 (game.proto's Action.id). Judged as the engine judges 99999.
+        raise ProtocolViolationError("illegal", f"action id {action} is no action"[:120])
+    return action, _text(msg.get("debug", ""), MAX_DEBUG)
+
+
+def _text(value: object, limit: int) -> str:
+    """A string the bot sent, cut to `limit`, as text UTF-8 can hold: JSON's "\\ud800"
+    is a lone surrogate, which no UTF-8 encoder takes (the replay's raised at the
+    match's end, failing the match), so each becomes "?"."""
+    if not isinstance(value, str):
+        return ""
+    value = value[:limit]
+    return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from heights_bots.bot import Bot, make_bot, seat_seed
 from heights_rules import from_infoset
 from heights_runner import protocol, sandbox
+from heights_runner.botfiles import BotFileError
 from heights_runner.builds import BuildFailedError
 from heights_runner.contract import Forfeit, MatchSpec, TimeLimits
 from heights_runner.engines import Turn
@@ -80,8 +81,10 @@ class Seat:
             bot_seed = seat_seed(self.spec.seed, self.seat)
             self._process = start_seat(self.spec.seats[self.seat], bot_seed, self.policy)
             self._process.send(protocol.hello(self.spec, self.seat))
-        except ValueError as err:
-            # The bot's files failed validation (botfiles.BotFileError): the bot's fault.
+        except BotFileError as err:
+            # The bot's files failed validation: the bot's fault. Not any ValueError: bytes
+            # that do not match the spec's sha256, or are not base64, were damaged in
+            # storage or on the way (BotRef.content), and a bug of ours may raise one too.
             self._fail("sandbox", str(err), 0)
         except BuildFailedError as err:
             # The build's output is the owner's log; its first error is quoted, as a

@@ -294,17 +294,53 @@ def run_once(
     allow_unsandboxed: bool = False,
 ) -> OneShot:
     """Run `argv` in the sandbox to its end (or `timeout_s`), stdout and stderr together
-    into a file (RLIMIT_FSIZE bounds it); the last `output_bytes` of it are returned."""
+    into a file (RLIMIT_FSIZE bounds it); the last `output_bytes` of it are returned.
+    SandboxUnavailable when bubblewrap could not set the sandbox up (the runner's fault)."""
     caps, cgroup, launch = _prepare(
         workdir, argv=argv, limits=limits, mounts=mounts, env=env, may_run_bare=allow_unsandboxed
     )
+    # As for a bot (BotProcess._setup_failed): a bwrap that ended on its own without
+    # reporting the program's exit failed to set the sandbox up, and the build never ran.
+    status = BwrapStatus() if caps.bwrap else None
+    try:
+        done = _run_once(
+            caps, cgroup, launch, status, timeout_s=timeout_s, output_bytes=output_bytes
+        )
+        set_up = (
+            status is None
+            or done.returncode is None
+            or done.returncode < 0
+            or done.oom
+            or status.program_started()
+        )
+    finally:
+        if status is not None:
+            status.close()
+    if not set_up:
+        lines = [line.strip() for line in done.output.splitlines() if line.strip()]
+        why = lines[-1][:200] if lines else "no message"
+        raise SandboxUnavailable(
+            f"bubblewrap failed to set up the sandbox (exited with status {done.returncode}): {why}"
+        )
+    return done
+
+
+def _run_once(
+    caps: Capabilities,
+    cgroup: BotCgroup,
+    launch: _Launch,
+    status: BwrapStatus | None,
+    *,
+    timeout_s: float,
+    output_bytes: int,
+) -> OneShot:
     with tempfile.TemporaryFile() as out:
         launch = replace(launch, output=out.fileno())
         try:
-            popen = _start_bwrap(caps, launch) if caps.bwrap else _start_bare(caps, launch)
+            popen = _start_bwrap(caps, launch, status) if caps.bwrap else _start_bare(caps, launch)
         except (OSError, subprocess.SubprocessError) as exc:
             cgroup.remove()
-            raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from exc
+            raise SandboxUnavailable(f"cannot start {launch.argv[0]}: {exc}") from exc
         try:
             code: int | None = popen.wait(timeout_s)
         except subprocess.TimeoutExpired:
