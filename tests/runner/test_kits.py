@@ -9,6 +9,7 @@ machine lacks it (`make system` installs them all; CI has them).
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,6 +75,55 @@ def test_each_kit_plays_a_whole_match_in_the_sandbox(language: str, bot_cache: P
     assert verify(replay).ok
     own_notes = [note for note in replay.debug.values() if note.startswith("random: ")]
     assert len(own_notes) == kit.moves  # its debug notes reached the replay
+
+
+# Each kit's `choose` made to fail as that language fails: (file, the kit's line, the throw).
+BROKEN_CHOOSE: dict[str, tuple[str, str, str]] = {
+    "python": (
+        "main.py",
+        "action = self.random.choice(decision.legal)",
+        'raise RuntimeError("my strategy broke")',
+    ),
+    "javascript": (
+        "main.js",
+        "return legal[Math.floor(random() * legal.length)];",
+        'throw new Error("my strategy broke");',
+    ),
+    "java": (
+        "Main.java",
+        "return random.nextInt(legal.size());",
+        'throw new IllegalStateException("my strategy broke");',
+    ),
+    "cpp": (
+        "main.cpp",
+        "return pick(rng);",
+        'throw std::runtime_error("my strategy broke");',
+    ),
+    "rust": (
+        "main.rs",
+        "(rng.next() % legal.len() as u64) as usize",
+        'panic!("my strategy broke")',
+    ),
+}
+
+
+@pytest.mark.parametrize("language", [r.language for r in RUNTIMES])
+def test_a_kit_whose_choose_fails_forfeits_quoting_the_error(
+    language: str, tmp_path: Path, bot_cache: Path
+) -> None:
+    """The public detail quotes the error, not what the runtime writes after it (Node's
+    version footer, Java's stack frames, Rust's backtrace hint)."""
+    _require_toolchain(language)
+    folder = tmp_path / language
+    shutil.copytree(KITS / language, folder)
+    name, line, throw = BROKEN_CHOOSE[language]
+    source = (folder / name).read_text()
+    assert line in source, f"kits/{language}/{name} no longer has {line!r}"
+    (folder / name).write_text(source.replace(line, throw))
+    forfeit = _play(seat_for(str(folder)), bot_cache).seats[0].forfeit
+    assert forfeit is not None
+    assert (forfeit.reason, forfeit.step) == ("crash", 0), forfeit
+    assert "my strategy broke" in forfeit.detail.split("; stderr: ", 1)[1], forfeit.detail
 
 
 def test_a_kit_plays_the_same_game_from_the_same_seed(bot_cache: Path) -> None:
