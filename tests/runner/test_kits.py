@@ -160,6 +160,35 @@ def test_a_failed_build_is_the_bots_forfeit_and_its_output_the_owners_log(
     assert result.seats[1].forfeit is None  # the other seat's game went on
 
 
+# A single file that does not compile, per compiled language: (file, source, its place).
+BROKEN_BUILDS: dict[str, tuple[str, str, str]] = {
+    "cpp": ("broken.cpp", "int main() { return undeclared_name; }\n", "main.cpp:1:21"),
+    "java": (
+        "Main.java",
+        'public class Main { public static void main(String[] a) { int x = "s"; } }\n',
+        "Main.java:1",
+    ),
+    "rust": ("broken.rs", 'fn main() { let _x: i32 = "s"; }\n', "main.rs:1:"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(BROKEN_BUILDS))
+def test_a_failed_builds_public_detail_says_where_its_first_error_is(
+    language: str, tmp_path: Path, bot_cache: Path
+) -> None:
+    """g++ and javac put the place on the error's line; rustc on the line below it."""
+    _require_toolchain(language)
+    filename, source, where = BROKEN_BUILDS[language]
+    broken = tmp_path / filename
+    broken.write_text(source)
+    forfeit = _play(seat_for(str(broken)), bot_cache).seats[0].forfeit
+    assert forfeit is not None
+    assert forfeit.reason == "build"
+    headline = forfeit.detail.split("; output: ", 1)[1]
+    assert "error" in headline
+    assert where in headline, forfeit.detail
+
+
 def test_a_build_that_writes_no_program_is_refused(tmp_path: Path, bot_cache: Path) -> None:
     _require_toolchain("cpp")
     folder = tmp_path / "nothing"
