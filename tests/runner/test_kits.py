@@ -87,7 +87,8 @@ BROKEN_CHOOSE: dict[str, tuple[str, str, str]] = {
     "javascript": (
         "main.js",
         "return legal[Math.floor(random() * legal.length)];",
-        'throw new Error("my strategy broke");',
+        # Node prints an error's own properties after its stack, then `}`.
+        'throw Object.assign(new Error("my strategy broke"), { code: "E_STRATEGY" });',
     ),
     "java": (
         "Main.java",

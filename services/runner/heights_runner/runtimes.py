@@ -83,7 +83,8 @@ RUNTIMES: tuple[Runtime, ...] = (
         run=("node", "--max-old-space-size=256", "--v8-pool-size=1", "/bot/{entry}"),
         processes=32,
         notes="Node's built-in modules only (CommonJS or ES modules)",
-        trace=(r"\s+at ", r"Node\.js v\d"),
+        # Indented: the stack's frames and the error's own properties, which `}` closes.
+        trace=(r"\s+\S", r"\}$", r"Node\.js v\d"),
     ),
     Runtime(
         language="java",
