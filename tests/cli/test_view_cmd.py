@@ -227,6 +227,30 @@ def test_match_view_serves_the_match_it_played(tmp_path: Path) -> None:
         process.stdout.close()
 
 
+@needs_chromium
+def test_a_solo_game_names_the_mayor_in_the_page(tmp_path: Path) -> None:
+    """The Mayor is no seat of the match (no bot, no name): the page calls it the Mayor,
+    in its player panel, on the board's legend and as a building's owner, not `seat 1`."""
+    path = tmp_path / "solo.replay.gz"
+    done = _heights(
+        *("match", "greedy", "--solo", "--seed", "3", "--option", "round_cap=2"),
+        *("--replay", str(path)),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "solo.html"
+    assert _heights("view", str(path), "--html", str(out), cwd=tmp_path).returncode == 0
+    with chromium() as browser:
+        page, problems = watched(browser)
+        page.goto(f"{out.as_uri()}#step={len(Replay.from_bytes(path.read_bytes()).actions)}")
+        page.wait_for_selector("#replay-viewer[data-shown]", state="attached")
+        header = page.text_content('#players article[data-seat="1"] header') or ""
+        assert header.startswith("Seat 1: the Mayor"), header
+        assert "the Mayor" in (page.text_content("#legend") or "")
+        assert "seat 1" not in (page.text_content("#board") or "")
+    assert problems == []
+
+
 def test_a_file_that_is_not_a_replay_is_refused(tmp_path: Path) -> None:
     junk = tmp_path / "junk.replay.gz"
     junk.write_bytes(b'{"format": "something else"}')

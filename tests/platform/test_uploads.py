@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import random
+import re
 import stat
 import zipfile
 from collections.abc import Callable
@@ -331,6 +332,14 @@ def test_an_oversized_upload_is_413_and_creates_nothing(
     assert response.status_code == 413
     assert response.json()["code"] == "too_large"
     assert response.json()["details"] == {"limit": MAX_BOT_BYTES}
+    # What was wrong (how big it was) and what is allowed: a file just over names its
+    # size; one far over is refused by the request's declared length, unread.
+    message = response.json()["message"]
+    said = re.fullmatch(
+        rf"(main\.py|the request): (\d+) bytes; a bot is at most {MAX_BOT_BYTES} bytes", message
+    )
+    assert said is not None, message
+    assert int(said.group(2)) == size if said.group(1) == "main.py" else int(said.group(2)) > size
     _assert_nothing_created()
 
 

@@ -9,6 +9,7 @@ machine lacks it (`make system` installs them all; CI has them).
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,6 +83,56 @@ def test_each_kit_plays_a_whole_match_in_the_sandbox(language: str, bot_cache: P
     assert len(own_notes) == kit.moves  # its debug notes reached the replay
 
 
+# Each kit's `choose` made to fail as that language fails: (file, the kit's line, the throw).
+BROKEN_CHOOSE: dict[str, tuple[str, str, str]] = {
+    "python": (
+        "main.py",
+        "action = self.random.choice(decision.legal)",
+        'raise RuntimeError("my strategy broke")',
+    ),
+    "javascript": (
+        "main.js",
+        "return legal[Math.floor(random() * legal.length)];",
+        # Node prints an error's own properties after its stack, then `}`.
+        'throw Object.assign(new Error("my strategy broke"), { code: "E_STRATEGY" });',
+    ),
+    "java": (
+        "Main.java",
+        "return random.nextInt(legal.size());",
+        'throw new IllegalStateException("my strategy broke");',
+    ),
+    "cpp": (
+        "main.cpp",
+        "return pick(rng);",
+        'throw std::runtime_error("my strategy broke");',
+    ),
+    "rust": (
+        "main.rs",
+        "(rng.next() % legal.len() as u64) as usize",
+        'panic!("my strategy broke")',
+    ),
+}
+
+
+@pytest.mark.parametrize("language", [r.language for r in RUNTIMES])
+def test_a_kit_whose_choose_fails_forfeits_quoting_the_error(
+    language: str, tmp_path: Path, bot_cache: Path
+) -> None:
+    """The public detail quotes the error, not what the runtime writes after it (Node's
+    version footer, Java's stack frames, Rust's backtrace hint)."""
+    _require_toolchain(language)
+    folder = tmp_path / language
+    shutil.copytree(KITS / language, folder)
+    name, line, throw = BROKEN_CHOOSE[language]
+    source = (folder / name).read_text()
+    assert line in source, f"kits/{language}/{name} no longer has {line!r}"
+    (folder / name).write_text(source.replace(line, throw))
+    forfeit = _play(seat_for(str(folder)), bot_cache).seats[0].forfeit
+    assert forfeit is not None
+    assert (forfeit.reason, forfeit.step) == ("crash", 0), forfeit
+    assert "my strategy broke" in forfeit.detail.split("; stderr: ", 1)[1], forfeit.detail
+
+
 def test_a_kit_plays_the_same_game_from_the_same_seed(bot_cache: Path) -> None:
     _require_toolchain("cpp")
     first = _play(seat_for(str(KITS / "cpp")), bot_cache, seed=5)
@@ -114,6 +165,35 @@ def test_a_failed_build_is_the_bots_forfeit_and_its_output_the_owners_log(
     assert "undeclared_name" in forfeit.detail  # the compiler's last words, as for a crash
     assert "error: 'undeclared_name' was not declared" in result.seats[0].log
     assert result.seats[1].forfeit is None  # the other seat's game went on
+
+
+# A single file that does not compile, per compiled language: (file, source, its place).
+BROKEN_BUILDS: dict[str, tuple[str, str, str]] = {
+    "cpp": ("broken.cpp", "int main() { return undeclared_name; }\n", "main.cpp:1:21"),
+    "java": (
+        "Main.java",
+        'public class Main { public static void main(String[] a) { int x = "s"; } }\n',
+        "Main.java:1",
+    ),
+    "rust": ("broken.rs", 'fn main() { let _x: i32 = "s"; }\n', "main.rs:1:"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(BROKEN_BUILDS))
+def test_a_failed_builds_public_detail_says_where_its_first_error_is(
+    language: str, tmp_path: Path, bot_cache: Path
+) -> None:
+    """g++ and javac put the place on the error's line; rustc on the line below it."""
+    _require_toolchain(language)
+    filename, source, where = BROKEN_BUILDS[language]
+    broken = tmp_path / filename
+    broken.write_text(source)
+    forfeit = _play(seat_for(str(broken)), bot_cache).seats[0].forfeit
+    assert forfeit is not None
+    assert forfeit.reason == "build"
+    headline = forfeit.detail.split("; output: ", 1)[1]
+    assert "error" in headline
+    assert where in headline, forfeit.detail
 
 
 def test_a_build_that_writes_no_program_is_refused(tmp_path: Path, bot_cache: Path) -> None:

@@ -151,3 +151,20 @@ def test_an_answer_that_is_no_action_names_what_is_expected() -> None:
     hello: dict[str, object] = {"type": "hello", "protocol": 1, "seat": 0, "players": 2}
     with pytest.raises(TypeError, match=r"expected a legal action id .* or a LegalAction"):
         _play(AnswersNonsense(), [hello, _decide(0, [4])])
+
+
+def test_a_decision_carries_every_clock_of_its_time_message() -> None:
+    """move_ms, bank_ms and what is left of the seat's whole-game budget, game_ms
+    (docs/bot-protocol.md, "Time"); None from a runner that sends no budget."""
+    seen: list[tuple[int, int, int | None]] = []
+
+    class Clocked(Bot):
+        def choose(self, decision: Decision) -> int:
+            seen.append((decision.move_ms, decision.bank_ms, decision.game_ms))
+            return decision.legal[0].id
+
+    hello: dict[str, object] = {"type": "hello", "protocol": 1, "seat": 0, "players": 2}
+    budgeted = _decide(0, [4])
+    budgeted["time"] = {"move_ms": 1000, "bank_ms": 9874, "game_ms": 118250}
+    _play(Clocked(), [hello, budgeted, _decide(2, [7])])
+    assert seen == [(1000, 9874, 118250), (1000, 500, None)]

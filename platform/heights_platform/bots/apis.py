@@ -26,7 +26,6 @@ from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
 from heights_platform.bots import selectors, services
 from heights_platform.bots.models import Bot, BotVersion
-from heights_platform.common.errors import ApiError
 from heights_platform.common.pagination import CursorPagination
 from heights_runner.contract import MAX_BOT_BYTES
 
@@ -168,16 +167,12 @@ class BotVersionListApi(GenericAPIView[BotVersion]):
         # Refuse an oversized body by its declared length, before reading any of it.
         length = request.META.get("CONTENT_LENGTH") or ""
         if length.isdigit() and int(length) > MAX_BOT_BYTES + _MULTIPART_SLACK:
-            raise ApiError(
-                "too_large", f"a bot is at most {MAX_BOT_BYTES} bytes", {"limit": MAX_BOT_BYTES}
-            )
+            raise services.too_large("the request", int(length))
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
         if upload.size is not None and upload.size > MAX_BOT_BYTES:
-            raise ApiError(
-                "too_large", f"a bot is at most {MAX_BOT_BYTES} bytes", {"limit": MAX_BOT_BYTES}
-            )
+            raise services.too_large(str(upload.name), upload.size)
         version = services.bot_version_create(
             bot=bot, filename=str(upload.name), content=upload.read(MAX_BOT_BYTES + 1)
         )

@@ -98,18 +98,27 @@ def _bot_pages_bump(bot_ids: list[int]) -> None:
             )
 
 
+def too_large_message(what: str, size: int) -> str:
+    """What was too big, how big it was and what is allowed: `what` is the file's name,
+    or "the request" when only its declared length is known (it is refused unread)."""
+    return f"{what}: {size} bytes; a bot is at most {MAX_BOT_BYTES} bytes"
+
+
+def too_large(what: str, size: int) -> ApiError:
+    """The 413 for an upload over MAX_BOT_BYTES (`too_large_message`)."""
+    return ApiError("too_large", too_large_message(what, size), {"limit": MAX_BOT_BYTES})
+
+
 def _bot_file_check(filename: str, content: bytes) -> FileKind:
     """The upload's kind, or the stable reason it is refused (translated here, once):
     `details` names the reason, and the limit or naming rule broken with its value."""
     if len(content) > MAX_BOT_BYTES:
-        raise ApiError(
-            "too_large", f"a bot is at most {MAX_BOT_BYTES} bytes", {"limit": MAX_BOT_BYTES}
-        )
+        raise too_large(filename, len(content))
     try:
         return bundle_check(filename, content).kind
     except BundleError as err:
         if err.code == "too_large":
-            raise ApiError("too_large", str(err), {"limit": MAX_BOT_BYTES}) from None
+            raise too_large(filename, len(content)) from None
         details: dict[str, object] = {"reason": err.code}
         if err.limit is not None:
             details.update(limit=err.limit, value=err.value)

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.core.validators import RegexValidator
 
 from heights_platform.bots.selectors import bot_list
-from heights_platform.bots.services import UPLOAD_HELP
+from heights_platform.bots.services import UPLOAD_HELP, too_large_message
 from heights_runner.contract import MAX_BOT_BYTES
 
 MAX_PASSWORD_CHARS = 128  # as the API's log-in: hashing megabytes is work for nothing
@@ -60,5 +60,5 @@ class UploadForm(forms.Form):
             self.add_error("name", "a new bot needs a name")
         upload = data.get("file")
         if upload is not None and upload.size is not None and upload.size > MAX_BOT_BYTES:
-            self.add_error("file", f"a bot is at most {MAX_BOT_BYTES} bytes")
+            self.add_error("file", too_large_message(str(upload.name), upload.size))
         return data

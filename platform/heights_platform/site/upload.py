@@ -60,7 +60,7 @@ def bot_upload(request: HttpRequest) -> HttpResponse:
         return _form_page(request, UploadForm(user=user), [])
     length = request.META.get("CONTENT_LENGTH") or ""
     if length.isdigit() and int(length) > MAX_BOT_BYTES + _MULTIPART_SLACK:
-        message = f"a bot is at most {MAX_BOT_BYTES} bytes"
+        message = services.too_large_message("the request", int(length))
         return _form_page(request, UploadForm(user=user), [message], status=413)
     form = UploadForm(request.POST, request.FILES, user=user)
     if not form.is_valid():

@@ -27,6 +27,9 @@ class Decision:
     observation: dict[str, Any]  # the seat's view (docs/bot-protocol.md, "Observation")
     move_ms: int  # time for this move before the bank is drawn on
     bank_ms: int  # what is left of the game's time bank
+    # What is left of the seat's whole-game thinking budget, every move counted (a move
+    # past it is a timeout, bank or not); None from a runner that sends none.
+    game_ms: int | None = None
 
     @property
     def me(self) -> dict[str, Any]:

@@ -25,6 +25,7 @@ class ProtocolError(RuntimeError):
 
 
 def decision_from_message(msg: dict[str, Any], observation: dict[str, Any]) -> Decision:
+    game_ms = msg["time"].get("game_ms")
     return Decision(
         step=int(msg["step"]),
         decision=str(observation.get("decision", "")),
@@ -32,6 +33,7 @@ def decision_from_message(msg: dict[str, Any], observation: dict[str, Any]) -> D
         observation=observation,
         move_ms=int(msg["time"]["move_ms"]),
         bank_ms=int(msg["time"]["bank_ms"]),
+        game_ms=None if game_ms is None else int(game_ms),
     )
 
 

@@ -38,10 +38,18 @@ class BuildFailedError(sandbox.BotFault):
         self.output = output
 
     def headline(self, chars: int = 160) -> str:
-        """The output's first error line (compilers explain below it), else its last line."""
+        """The output's first error line (compilers explain below it), else its last line.
+
+        g++ and javac start the error's line with its place (`main.cpp:1:21: error: …`);
+        rustc writes it on the next line (`--> main.rs:1:25`), which is added to it."""
         lines = [line.strip() for line in self.output.splitlines() if line.strip()]
-        errors = [line for line in lines if "error" in line.lower()]
-        return (errors or lines or [""])[0 if errors else -1][:chars]
+        first = next((i for i, line in enumerate(lines) if "error" in line.lower()), None)
+        if first is None:
+            return (lines or [""])[-1][:chars]
+        headline = lines[first]
+        if first + 1 < len(lines) and lines[first + 1].startswith("--> "):
+            headline = f"{headline} {lines[first + 1]}"
+        return headline[:chars]
 
 
 def build_limits() -> sandbox.Limits:

@@ -85,6 +85,7 @@ def start_seat(spec: SeatSpec, seed: int, policy: LaunchPolicy) -> sandbox.BotPr
         env=env,
         allow_unsandboxed=policy.allow_unsandboxed,
         mounts=Mounts(binds, (), tools.usr),
+        trace=runtime.trace,
     )
 
 

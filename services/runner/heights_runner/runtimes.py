@@ -49,6 +49,11 @@ class Runtime:
     run: tuple[str, ...]  # how the bot starts ({entry}, {main_class}); paths in the sandbox
     processes: int = 16  # threads count: the sandbox's pids limit for this runtime
     notes: str = ""
+    # What the runtime writes after a crashing program's own error (stack frames, a
+    # version footer, a hint), as regular expressions matched at a line's start: a crash
+    # forfeit's public detail quotes the last stderr line that is none of these, the
+    # error itself, not `Node.js v20.20.2` or `\tat Main.main(Main.java:27)`.
+    trace: tuple[str, ...] = ()
 
     @property
     def compiled(self) -> bool:
@@ -78,6 +83,8 @@ RUNTIMES: tuple[Runtime, ...] = (
         run=("node", "--max-old-space-size=256", "--v8-pool-size=1", "/bot/{entry}"),
         processes=32,
         notes="Node's built-in modules only (CommonJS or ES modules)",
+        # Indented: the stack's frames and the error's own properties, which `}` closes.
+        trace=(r"\s+\S", r"\}$", r"Node\.js v\d"),
     ),
     Runtime(
         language="java",
@@ -103,6 +110,7 @@ RUNTIMES: tuple[Runtime, ...] = (
         ),
         processes=32,  # the JVM's own threads (VM, GC, compiler, finalizer, signals)
         notes="the Java SE library; a single file's public class must match its file name",
+        trace=(r"\s+at ", r"\s+\.\.\. \d+ more"),
     ),
     Runtime(
         language="cpp",
@@ -125,6 +133,7 @@ RUNTIMES: tuple[Runtime, ...] = (
         build=f"rustc --edition 2021 -C opt-level=2 -o {BUILD_DIR}/bot {{entry}}",
         run=(f"{BUILD_DIR}/bot",),
         notes="the standard library only (no crates); a build must write /build/bot",
+        trace=(r"note: run with `RUST_BACKTRACE=1`",),
     ),
 )
 RUNTIMES_BY_LANGUAGE: dict[str, Runtime] = {r.language: r for r in RUNTIMES}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import selectors
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from types import TracebackType
 
 from heights_runner.sandbox.cgroups import BotCgroup
@@ -40,6 +42,7 @@ class BotProcess:
         cgroup: BotCgroup | None,
         sandboxed: bool,
         status: BwrapStatus | None = None,
+        trace: Sequence[str] = (),
     ) -> None:
         assert popen.stdin is not None
         assert popen.stdout is not None
@@ -50,6 +53,7 @@ class BotProcess:
         self._limits = limits
         self._cgroup = cgroup
         self._status = status
+        self._trace = re.compile("|".join(f"(?:{t})" for t in trace)) if trace else None
         self._stdin = popen.stdin.fileno()
         self._stdout = popen.stdout.fileno()
         os.set_blocking(self._stdin, False)
@@ -178,7 +182,8 @@ class BotProcess:
         return f"[{dropped} earlier bytes dropped]\n{text}" if dropped > 0 else text
 
     def stderr_last_line(self, chars: int = 160) -> str:
-        """The last non-empty stderr line of a bot that has ended ("" while it runs).
+        """The last non-empty stderr line of a bot that has ended ("" while it runs),
+        skipping what its runtime writes after the error (`trace`: stack frames, a footer).
 
         A crashing interpreter's last words ("RuntimeError: ...", "Fatal Python error:
         ...") say why it ended; the drainer is given a moment to read them to the end.
@@ -187,7 +192,10 @@ class BotProcess:
             return ""
         self._drainer.join(timeout=0.5)
         lines = bytes(self._stderr_kept).decode("utf-8", errors="replace").splitlines()
-        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        words = [line for line in lines if line.strip()]
+        said = [line for line in words if not (self._trace and self._trace.match(line))]
+        # A log of nothing but trace lines still has a last line worth quoting.
+        last = (said or words or [""])[-1].strip()
         return last if len(last) <= chars else last[: chars - 1] + "\u2026"
 
     # -- end ---------------------------------------------------------------------------

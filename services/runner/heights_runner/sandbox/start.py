@@ -107,8 +107,10 @@ def start_bot(
     trusted: bool = False,
     allow_unsandboxed: bool = False,
     mounts: Mounts | None = None,
+    trace: Sequence[str] = (),
 ) -> BotProcess:
-    """Start a bot with `workdir` at /bot (cwd) and only `env` as its environment."""
+    """Start a bot with `workdir` at /bot (cwd) and only `env` as its environment;
+    `trace`: the runtime's lines after an error (`Runtime.trace`), for its last words."""
     mounts = mounts or Mounts()
     mounts = Mounts([*mounts.ro_binds, *ro_binds], mounts.rw_binds, mounts.usr)
     caps, cgroup, launch = _prepare(
@@ -133,7 +135,14 @@ def start_bot(
         _undo(cgroup, status)
         raise
     try:
-        return BotProcess(popen, limits=limits, cgroup=cgroup, sandboxed=caps.bwrap, status=status)
+        return BotProcess(
+            popen,
+            limits=limits,
+            cgroup=cgroup,
+            sandboxed=caps.bwrap,
+            status=status,
+            trace=trace,
+        )
     except BaseException:  # no thread for stderr (a process out of threads), an interrupt
         _undo(cgroup, status, popen)
         raise

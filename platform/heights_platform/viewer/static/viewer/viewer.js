@@ -17,6 +17,7 @@
   const $ = (id) => document.getElementById(id);
   const state = {
     meta: null, steps: 0, step: 0, shown: -1, cache: new Map(), timer: null, seq: 0, drag: null,
+    mayor: null,  // a solo game's Mayor's seat, from the observation (it has no bot, no name)
   };
 
   // --- small DOM helpers ------------------------------------------------------------------
@@ -36,7 +37,8 @@
 
   function seatName(seat) {
     const info = seatInfo(seat);
-    return info ? info.name : `seat ${seat}`;
+    if (info) return info.name;
+    return seat === state.mayor ? "the Mayor" : `seat ${seat}`;
   }
 
   // From its forfeit step on, a seat's moves are the stand-in's, not its bot's.
@@ -221,6 +223,11 @@
   function render(data) {
     const obs = data.observation;
     state.shown = data.step;
+    const mayor = obs.players.find((p) => p.mayor);
+    if ((mayor ? mayor.player : null) !== state.mayor) {
+      state.mayor = mayor ? mayor.player : null;
+      renderLegend();
+    }
     const round = obs.final_round ? `${obs.round} of ${obs.final_round}` : String(obs.round);
     $("game-info").textContent =
       `Phase ${obs.phase} · round ${round} · turn: ${seatName(obs.turn_seat)} · ` +
@@ -271,6 +278,10 @@
       legend.append(el("span", {}, el("i", { style: `background:${seatColour(seat.seat)}` }),
         seat.name));
     }
+    if (state.mayor !== null) {
+      legend.append(el("span", {}, el("i", { style: `background:${seatColour(state.mayor)}` }),
+        seatName(state.mayor)));
+    }
     legend.append(el("span", {}, el("i", { style: `background:${HeightsBoard.WATER}` }), "water"),
       el("span", { text: "★ prime (value)" }),
       el("span", { text: "R/P/C/V/I+n zoning" }),
@@ -316,7 +327,7 @@
       for (const [label, value] of rows) {
         dl.append(el("dt", { text: label }), el("dd", {}, ...[].concat(value)));
       }
-      const title = `Seat ${p.player}: ${seatName(p.player)}${p.mayor ? " (Mayor)" : ""}`;
+      const title = `Seat ${p.player}: ${seatName(p.player)}`;
       const turn = obs.to_move === p.player;
       const info = seatInfo(p.player);
       const forfeit = info && info.forfeit
