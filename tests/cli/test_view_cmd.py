@@ -232,14 +232,14 @@ def test_a_solo_game_names_the_mayor_in_the_page(tmp_path: Path) -> None:
     """The Mayor is no seat of the match (no bot, no name): the page calls it the Mayor,
     in its player panel, on the board's legend and as a building's owner, not `seat 1`."""
     path = tmp_path / "solo.replay.gz"
-    done = _heights(
+    done = heights(
         *("match", "greedy", "--solo", "--seed", "3", "--option", "round_cap=2"),
         *("--replay", str(path)),
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     out = tmp_path / "solo.html"
-    assert _heights("view", str(path), "--html", str(out), cwd=tmp_path).returncode == 0
+    assert heights("view", str(path), "--html", str(out), cwd=tmp_path).returncode == 0
     with chromium() as browser:
         page, problems = watched(browser)
         page.goto(f"{out.as_uri()}#step={len(Replay.from_bytes(path.read_bytes()).actions)}")
