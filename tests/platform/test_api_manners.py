@@ -3,12 +3,16 @@ slash, each refusal in the one error shape naming what is accepted, changing not
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
+import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from heights_platform.bots.models import Bot
+from heights_rules import MAX_JSON_DEPTH
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -100,3 +104,51 @@ def test_a_write_without_the_trailing_slash_reaches_its_view(
     assert missing.status_code == 404
     assert missing.json()["code"] == "not_found"
     assert missing.json()["message"].startswith("no such path: /api/v1/no-such-thing")
+
+
+DEEP = 100_000  # levels: past the depth where Python's JSON parser runs out of stack
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * DEEP + "]" * DEEP,
+        '{"description": ' + '{"a": ' * DEEP + "1" + "}" * DEEP + "}",
+        '{"description": ' + "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1) + "}",
+    ],
+    ids=["deep-array", "deep-object-in-a-field", "just-past-the-bound"],
+)
+def test_a_json_body_nested_too_deep_is_a_400_naming_the_bound(
+    make_user: Callable[..., User], client_for: Callable[[User], APIClient], body: str
+) -> None:
+    client = client_for(make_user("ada"))
+    bot = Bot.objects.create(owner=User.objects.get(username="ada"), name="mine")
+    for method, url in [("PATCH", f"/api/v1/bots/{bot.pk}/"), ("POST", "/api/v1/bots/")]:
+        refused = client.generic(method, url, body, "application/json")
+        assert refused.status_code == 400, refused.content
+        reply = refused.json()
+        assert reply["code"] == "parse_error"
+        assert f"nested more than {MAX_JSON_DEPTH} levels deep" in reply["message"]
+        assert reply["details"] == {"limit": MAX_JSON_DEPTH}
+    # Anonymous writes are refused the same way, before anything else is read.
+    anonymous = APIClient().generic("POST", "/api/v1/accounts/register/", body, "application/json")
+    assert anonymous.status_code == 400, anonymous.content
+    assert anonymous.json()["code"] == "parse_error"
+    assert list(Bot.objects.values_list("name", "description")) == [("mine", "")]
+
+
+def test_a_json_body_over_the_request_limit_is_a_413_naming_it(
+    make_user: Callable[..., User], client_for: Callable[[User], APIClient]
+) -> None:
+    client = client_for(make_user("ada"))
+    bot = Bot.objects.create(owner=User.objects.get(username="ada"), name="mine")
+    body = json.dumps({"description": "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE})
+    for method, url in [("PATCH", f"/api/v1/bots/{bot.pk}/"), ("POST", "/api/v1/bots/")]:
+        refused = client.generic(method, url, body, "application/json")
+        assert refused.status_code == 413, refused.content
+        reply = refused.json()
+        assert reply["code"] == "too_large"
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        assert reply["message"] == f"a request body is at most {limit} bytes"
+        assert reply["details"] == {"limit": limit}
+    assert list(Bot.objects.values_list("name", "description")) == [("mine", "")]

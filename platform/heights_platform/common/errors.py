@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, DataError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.defaults import page_not_found
@@ -75,6 +77,12 @@ _DRF_CODES: dict[type[exceptions.APIException], str] = {
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApiError):
         return error_response(exc.code, exc.message, exc.details)
+    if isinstance(exc, RequestDataTooBig):
+        # Django's own refusal (a SuspiciousOperation) would be an HTML page saying nothing.
+        most = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return error_response(
+            "too_large", f"a request body is at most {most} bytes", {"limit": most}
+        )
     if isinstance(exc, DataError):
         # A value the database cannot hold (a year or time-zone offset out of its range)
         # came from the request: the client's error, not an outage.
@@ -104,6 +112,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     accepted = getattr(exc, "accepted", None)  # set by common.negotiation on a 415
     if accepted:
         details["accepted"] = accepted
+    limit = getattr(exc, "limit", None)  # set by common.parsers on a body nested too deep
+    if limit is not None:
+        details["limit"] = limit
     if isinstance(exc, exceptions.NotAuthenticated):  # how to send credentials, as said
         request = context.get("request")  # by the authenticators that know (`hint`)
         hints = [getattr(a, "hint", "") for a in getattr(request, "authenticators", ())]

@@ -13,7 +13,6 @@ schema cannot say (an unknown bot, a closed registration).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import threading
@@ -30,6 +29,7 @@ from rest_framework import status
 
 from heights_platform.common.converters import MAX_ID
 from heights_platform.common.openapi import MAX_QUERY_STRING
+from heights_platform.common.parsers import body_loads
 
 API_PREFIX = "/api/v1/"
 # DRF's own switch of renderer (`?format=api` for the browsable API); not an API parameter.
@@ -218,9 +218,9 @@ def _check_body(request: HttpRequest, operation: Operation) -> JsonResponse | No
     if not raw:
         return None
     try:
-        data = json.loads(raw)
+        data = body_loads(raw, strict=False)  # NaN is the schema's to refuse, by field
     except ValueError:
-        return None  # the view's parser answers parse_error
+        return None  # the view's parser answers parse_error (nested too deep, too)
     error = jsonschema.exceptions.best_match(operation.body.iter_errors(data))
     if error is None:
         return None
