@@ -112,7 +112,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     accepted = getattr(exc, "accepted", None)  # set by common.negotiation on a 415
     if accepted:
         details["accepted"] = accepted
-    limit = getattr(exc, "limit", None)  # set by common.parsers on a body nested too deep
+    limit = getattr(exc, "limit", None)  # set by common.parsers on a body past a bound
     if limit is not None:
         details["limit"] = limit
     if isinstance(exc, exceptions.NotAuthenticated):  # how to send credentials, as said

@@ -29,7 +29,7 @@ from rest_framework import status
 
 from heights_platform.common.converters import MAX_ID
 from heights_platform.common.openapi import MAX_QUERY_STRING
-from heights_platform.common.parsers import body_loads
+from heights_platform.common.parsers import BodyOutOfBoundsError, body_loads
 
 API_PREFIX = "/api/v1/"
 # DRF's own switch of renderer (`?format=api` for the browsable API); not an API parameter.
@@ -219,8 +219,11 @@ def _check_body(request: HttpRequest, operation: Operation) -> JsonResponse | No
         return None
     try:
         data = body_loads(raw, strict=False)  # NaN is the schema's to refuse, by field
+    except BodyOutOfBoundsError as err:  # refused here, before anyone is authenticated
+        body = {"code": "parse_error", "message": err.message, "details": {"limit": err.limit}}
+        return JsonResponse(body, status=status.HTTP_400_BAD_REQUEST)
     except ValueError:
-        return None  # the view's parser answers parse_error (nested too deep, too)
+        return None  # the view's parser answers parse_error
     error = jsonschema.exceptions.best_match(operation.body.iter_errors(data))
     if error is None:
         return None
