@@ -176,3 +176,18 @@ def test_a_json_body_holding_too_many_values_is_a_400_before_anything_else(
         assert reply["code"] == "parse_error"
         assert f"more than {MAX_BODY_VALUES} values" in reply["message"]
         assert reply["details"] == {"limit": MAX_BODY_VALUES}
+
+
+def test_a_query_of_too_many_fields_is_a_400_in_the_api_shape(api: APIClient) -> None:
+    # Django refuses it (TooManyFieldsSent) before any view: its page was an HTML 400
+    # saying nothing. 1,001 fields fit in 2,002 bytes, under gunicorn's request line.
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+    refused = api.get("/api/v1/bots/?" + "&".join(["a"] * (limit + 1)))
+    assert refused.status_code == 400, refused.content
+    assert refused.json() == {
+        "code": "invalid",
+        "message": f"a request has at most {limit} query or form fields",
+        "details": {"limit": limit},
+    }
+    # Elsewhere (the pages) Django's own page stays.
+    assert api.get("/?" + "&".join(["a"] * (limit + 1))).status_code == 400
