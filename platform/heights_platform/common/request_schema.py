@@ -19,7 +19,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import jsonschema
@@ -137,16 +137,23 @@ def _string_problem(raw: str, schema: dict[str, Any]) -> str | None:
     if "pattern" in schema and not re.search(schema["pattern"], raw):
         return f"a string matching {schema['pattern']}"
     checks: dict[str, Callable[[str], object]] = {
-        "date-time": datetime.fromisoformat,
+        "date-time": _datetime_in_utc,
         "uuid": uuid.UUID,
     }
     check = checks.get(schema.get("format", ""))
     if check is not None:
         try:
             check(raw)
-        except ValueError:
+        except (ValueError, OverflowError):
             return f"a {schema['format']}"
     return None
+
+
+def _datetime_in_utc(raw: str) -> datetime:
+    """An ISO 8601 time that is still within the years 1..9999 in UTC (the database
+    compares in UTC: 0001-01-01T00:00+23:59 was a DataError, a 400 naming nothing)."""
+    value = datetime.fromisoformat(raw)
+    return value if value.tzinfo is None else value.astimezone(UTC)
 
 
 def value_problem(raw: str, schema: dict[str, Any]) -> str | None:
