@@ -140,8 +140,8 @@ REST_FRAMEWORK: dict[str, Any] = {
         "heights_platform.common.renderers.BrowsableAPIRenderer",
     ],
     # JSON bodies only (uploads take multipart on their own view): a body is checked
-    # against its schema, which form encodings could not be.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # against its schema, which form encodings could not be; nesting is bounded.
+    "DEFAULT_PARSER_CLASSES": ["heights_platform.common.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "heights_platform.common.pagination.CursorPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [

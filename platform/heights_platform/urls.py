@@ -20,6 +20,8 @@ from heights_platform.ladders.bot_apis import BotDetailApi
 
 # Django calls it for a path no route matches (with DEBUG off): JSON under /api/.
 handler404 = "heights_platform.common.errors.not_found_view"
+# ... and for a request past Django's own limits (body size, number of fields).
+handler400 = "heights_platform.common.errors.bad_request_view"
 
 api_v1: list[URLPattern | URLResolver] = [
     path("", ApiIndex.as_view(), name="api-index"),

@@ -3,12 +3,17 @@ slash, each refusal in the one error shape naming what is accepted, changing not
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
+import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from heights_platform.bots.models import Bot
+from heights_platform.common.parsers import MAX_BODY_VALUES
+from heights_rules import MAX_JSON_DEPTH
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -100,3 +105,89 @@ def test_a_write_without_the_trailing_slash_reaches_its_view(
     assert missing.status_code == 404
     assert missing.json()["code"] == "not_found"
     assert missing.json()["message"].startswith("no such path: /api/v1/no-such-thing")
+
+
+DEEP = 100_000  # levels: past the depth where Python's JSON parser runs out of stack
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * DEEP + "]" * DEEP,
+        '{"description": ' + '{"a": ' * DEEP + "1" + "}" * DEEP + "}",
+        '{"description": ' + "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1) + "}",
+    ],
+    ids=["deep-array", "deep-object-in-a-field", "just-past-the-bound"],
+)
+def test_a_json_body_nested_too_deep_is_a_400_naming_the_bound(
+    make_user: Callable[..., User], client_for: Callable[[User], APIClient], body: str
+) -> None:
+    client = client_for(make_user("ada"))
+    bot = Bot.objects.create(owner=User.objects.get(username="ada"), name="mine")
+    for method, url in [("PATCH", f"/api/v1/bots/{bot.pk}/"), ("POST", "/api/v1/bots/")]:
+        refused = client.generic(method, url, body, "application/json")
+        assert refused.status_code == 400, refused.content
+        reply = refused.json()
+        assert reply["code"] == "parse_error"
+        assert f"nested more than {MAX_JSON_DEPTH} levels deep" in reply["message"]
+        assert reply["details"] == {"limit": MAX_JSON_DEPTH}
+    # Anonymous writes are refused the same way, before anything else is read.
+    anonymous = APIClient().generic("POST", "/api/v1/accounts/register/", body, "application/json")
+    assert anonymous.status_code == 400, anonymous.content
+    assert anonymous.json()["code"] == "parse_error"
+    assert list(Bot.objects.values_list("name", "description")) == [("mine", "")]
+
+
+def test_a_json_body_over_the_request_limit_is_a_413_naming_it(
+    make_user: Callable[..., User], client_for: Callable[[User], APIClient]
+) -> None:
+    client = client_for(make_user("ada"))
+    bot = Bot.objects.create(owner=User.objects.get(username="ada"), name="mine")
+    body = json.dumps({"description": "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE})
+    for method, url in [("PATCH", f"/api/v1/bots/{bot.pk}/"), ("POST", "/api/v1/bots/")]:
+        refused = client.generic(method, url, body, "application/json")
+        assert refused.status_code == 413, refused.content
+        reply = refused.json()
+        assert reply["code"] == "too_large"
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        assert reply["message"] == f"a request body is at most {limit} bytes"
+        assert reply["details"] == {"limit": limit}
+    assert list(Bot.objects.values_list("name", "description")) == [("mine", "")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"bot": 1, "opponents": [2], "options": {f"k{n}": [] for n in range(MAX_BODY_VALUES)}},
+        {"bot": 1, "opponents": ["x"] * MAX_BODY_VALUES},
+    ],
+    ids=["options-with-many-names", "a-long-list"],
+)
+def test_a_json_body_holding_too_many_values_is_a_400_before_anything_else(
+    make_user: Callable[..., User], client_for: Callable[[User], APIClient], body: object
+) -> None:
+    # Within 2 MiB, 150,000 such options took 10 s of CPU to check against the schema, and
+    # the check runs before authentication and throttles: anyone could send them.
+    text = json.dumps(body)
+    for client in (APIClient(), client_for(make_user("ada"))):
+        refused = client.generic("POST", "/api/v1/matches/challenges/", text, "application/json")
+        assert refused.status_code == 400, refused.content
+        reply = refused.json()
+        assert reply["code"] == "parse_error"
+        assert f"more than {MAX_BODY_VALUES} values" in reply["message"]
+        assert reply["details"] == {"limit": MAX_BODY_VALUES}
+
+
+def test_a_query_of_too_many_fields_is_a_400_in_the_api_shape(api: APIClient) -> None:
+    # Django refuses it (TooManyFieldsSent) before any view: its page was an HTML 400
+    # saying nothing. 1,001 fields fit in 2,002 bytes, under gunicorn's request line.
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+    refused = api.get("/api/v1/bots/?" + "&".join(["a"] * (limit + 1)))
+    assert refused.status_code == 400, refused.content
+    assert refused.json() == {
+        "code": "invalid",
+        "message": f"a request has at most {limit} query or form fields",
+        "details": {"limit": limit},
+    }
+    # Elsewhere (the pages) Django's own page stays.
+    assert api.get("/?" + "&".join(["a"] * (limit + 1))).status_code == 400

@@ -32,6 +32,18 @@ BIG = "9" * 20  # over any bigint
         ),
         ("/api/v1/bots/?owner=" + "x" * 201, "owner", "at most 200 characters"),
         ("/api/v1/bots/?owner=a&owner=b", "owner", "given once"),
+        # Valid ISO 8601, but outside the years 1..9999 once in UTC: was a DataError,
+        # answered without naming the parameter.
+        (
+            "/api/v1/matches/?created_after=0001-01-01T00:00:00%2B23:59",
+            "created_after",
+            "a date-time",
+        ),
+        (
+            "/api/v1/replays/?created_before=9999-12-31T23:59:59-01:00",
+            "created_before",
+            "a date-time",
+        ),
     ],
 )
 def test_a_query_value_the_schema_forbids_is_400_naming_it(

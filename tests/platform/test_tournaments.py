@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.matches.models import Match
 from heights_platform.tournaments.models import Tournament
+from heights_platform.tournaments.services import MAX_ENTRIES, MAX_ROUND_ROBIN_ENTRIES
 
 URL = "/api/v1/tournaments/"
 
@@ -168,6 +169,37 @@ def test_register_my_bot_once(
     assert alice_client.post(f"{URL}{tid}/entries/", {"bot": bot.pk}).status_code == 409
     entries = alice_client.get(f"{URL}{tid}/entries/").json()
     assert [e["version"] for e in entries] == [1]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_round_robin_is_full_at_32_entries_other_formats_later(
+    owner_client: APIClient,
+    owner: User,
+    make_active_bot: Callable[..., Bot],
+    players: int,
+) -> None:
+    # A round robin schedules every pair in the request that starts it: 256 entries were
+    # 32,640 two-player tables, and a 3-player schedule of 256 took over ten minutes of
+    # CPU to build. Registration is where the bound is known and refused.
+    round_robin = create(owner_client, players=players)["id"]
+    swiss = create(owner_client, players=players, format="swiss")["id"]
+    bots = [make_active_bot(owner, f"b{n}") for n in range(MAX_ROUND_ROBIN_ENTRIES + 1)]
+    for bot in bots[:MAX_ROUND_ROBIN_ENTRIES]:
+        response = owner_client.post(f"{URL}{round_robin}/entries/", {"bot": bot.pk})
+        assert response.status_code == 201, response.json()
+    refused = owner_client.post(f"{URL}{round_robin}/entries/", {"bot": bots[-1].pk})
+    assert refused.status_code == 409, refused.json()
+    body = refused.json()
+    assert body["code"] == "conflict"
+    assert f"full ({MAX_ROUND_ROBIN_ENTRIES} entries" in body["message"]
+    assert body["details"] == {"limit": MAX_ROUND_ROBIN_ENTRIES}
+    entries = owner_client.get(f"{URL}{round_robin}/entries/").json()
+    assert len(entries) == MAX_ROUND_ROBIN_ENTRIES
+    # Swiss and elimination schedule a round at a time: up to MAX_ENTRIES.
+    for bot in bots:
+        response = owner_client.post(f"{URL}{swiss}/entries/", {"bot": bot.pk})
+        assert response.status_code == 201, response.json()
+    assert MAX_ENTRIES > MAX_ROUND_ROBIN_ENTRIES
 
 
 def test_cannot_register_another_users_bot(

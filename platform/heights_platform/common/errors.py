@@ -8,10 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import (
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.db import DatabaseError, DataError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.views.defaults import page_not_found
+from django.views.defaults import bad_request, page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -75,6 +82,8 @@ _DRF_CODES: dict[type[exceptions.APIException], str] = {
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApiError):
         return error_response(exc.code, exc.message, exc.details)
+    if isinstance(exc, SuspiciousOperation):  # Django's limits on what it reads of a request
+        return error_response(*suspicious_refusal(exc))
     if isinstance(exc, DataError):
         # A value the database cannot hold (a year or time-zone offset out of its range)
         # came from the request: the client's error, not an outage.
@@ -104,12 +113,40 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     accepted = getattr(exc, "accepted", None)  # set by common.negotiation on a 415
     if accepted:
         details["accepted"] = accepted
+    limit = getattr(exc, "limit", None)  # set by common.parsers on a body past a bound
+    if limit is not None:
+        details["limit"] = limit
     if isinstance(exc, exceptions.NotAuthenticated):  # how to send credentials, as said
         request = context.get("request")  # by the authenticators that know (`hint`)
         hints = [getattr(a, "hint", "") for a in getattr(request, "authenticators", ())]
         message = "; ".join([message, *filter(None, hints)])
     response.data = {"code": code, "message": message, "details": details}
     return response
+
+
+def suspicious_refusal(exc: SuspiciousOperation) -> tuple[str, str, dict[str, Any]]:
+    """The code, message and details for a request past one of Django's own limits, which
+    it refuses as a SuspiciousOperation (by default an HTML page that says nothing)."""
+    if isinstance(exc, RequestDataTooBig):
+        most = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return "too_large", f"a request body is at most {most} bytes", {"limit": most}
+    if isinstance(exc, TooManyFieldsSent):
+        most = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return "invalid", f"a request has at most {most} query or form fields", {"limit": most}
+    if isinstance(exc, TooManyFilesSent):
+        most = settings.DATA_UPLOAD_MAX_NUMBER_FILES
+        return "invalid", f"a request has at most {most} files", {"limit": most}
+    return "invalid", "the request is malformed", {}
+
+
+def bad_request_view(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 400 for a request it refuses before (or outside) a view: the API's error
+    shape under /api/, Django's page elsewhere."""
+    if not request.path.startswith("/api/") or not isinstance(exception, SuspiciousOperation):
+        return bad_request(request, exception)
+    code, message, details = suspicious_refusal(exception)
+    body = {"code": code, "message": message, "details": details}
+    return JsonResponse(body, status=CODES[code])
 
 
 def not_found_view(request: HttpRequest, exception: Exception) -> HttpResponse:

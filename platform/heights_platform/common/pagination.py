@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from rest_framework import pagination
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 MAX_CURSOR_CHARS = 200
 
@@ -14,6 +20,26 @@ class CursorPagination(pagination.CursorPagination):
     page_size_query_param = "page_size"
     max_page_size = 200
     ordering = "-created_at"
+    invalid_cursor_message = (
+        "invalid cursor: pass back the next or previous link of a page of this list"
+    )
+
+    def paginate_queryset(
+        self,
+        queryset: QuerySet[Any, Any] | Sequence[Any],
+        request: Request,
+        view: APIView | None = None,
+    ) -> list[Any] | None:
+        """A cursor carries the ordering field's value in the last row shown, and nothing
+        signs it: a forged one that is no value of that field (a time, a number) fails in
+        the lookup (ValidationError, ValueError), and is refused as DRF refuses any other
+        malformed cursor."""
+        try:
+            return super().paginate_queryset(queryset, request, view)
+        except (ValidationError, ValueError, TypeError):
+            if getattr(self, "cursor", None) is None:
+                raise  # no cursor was given: not the client's doing
+            raise NotFound(self.invalid_cursor_message) from None
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         """The parameters with their bounds, which the request check enforces."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from heights_rules.errors import DocumentTooDeepError, DocumentTooLargeError
@@ -67,7 +68,13 @@ def check_depth(text: bytes | str, limit: int = MAX_JSON_DEPTH) -> None:
     return
 
 
-def loads(text: bytes | str, limit: int = MAX_JSON_DEPTH) -> Any:
-    """`json.loads` after `check_depth`."""
+def loads(
+    text: bytes | str,
+    limit: int = MAX_JSON_DEPTH,
+    *,
+    parse_constant: Callable[[str], Any] | None = None,
+) -> Any:
+    """`json.loads` after `check_depth`; `parse_constant` as json's (a strict reader
+    refuses NaN and Infinity with it)."""
     check_depth(text, limit)
-    return json.loads(text)
+    return json.loads(text, parse_constant=parse_constant)
