@@ -271,3 +271,24 @@ def test_a_build_that_writes_too_many_files_is_the_bots_build_failure(
     message = _failed_java_build(tmp_path, MANY_JAVA, "6")
     expected = "wrote more than 100 files and folders to /build; a build's output is at most 100"
     assert expected in message, message
+
+
+def test_a_link_cut_short_by_the_output_bound_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ld removes the program it could not finish, so /build is not full afterwards: the
+    # detail said only "exited with status 1", not which bound the build ran into.
+    monkeypatch.setattr(builds, "BUILD_LIMITS", replace(BUILD_LIMITS, output_mib=1))
+    try:
+        build_toolchain(bundle_check("a.cpp", b"").runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    bundle = bundle_check("a.cpp", b"char a[4 << 20] = {1};\nint main() { return a[0]; }\n")
+    workdir = tmp_path / ("7" * 64)
+    workdir.mkdir()
+    (workdir / "main.cpp").write_bytes(bundle.files[bundle.entry])
+    with pytest.raises(BuildFailedError) as failed:
+        built(bundle, workdir, "7" * 64)
+    expected = "ran out of space; a build's output is at most 1 MiB, its /tmp 64 MiB"
+    assert expected in str(failed.value), failed.value
+    assert not (tmp_path / ("7" * 64 + ".build")).exists()

@@ -29,6 +29,7 @@ from heights_runner.sandbox.trees import remove_tree
 
 _MIB = 2**20
 MAX_DEPTH = 64  # folders nested in an artefact: javac's packages need a handful
+_NO_SPACE = "No space left on device"  # strerror(ENOSPC), as compilers print it (LANG=C)
 
 
 class BuildFailedError(sandbox.BotFault):
@@ -129,6 +130,13 @@ def _failed(done: OneShot, limits: BuildLimits) -> str | None:
         return f"took over {limits.seconds} s"
     if done.oom:
         return f"ran out of its {limits.memory_mib} MiB memory ({BUILD_DIR} and /tmp count)"
+    if done.returncode != 0 and _NO_SPACE in done.output:
+        # ld removes the program it could not finish, so /build is not full afterwards;
+        # which of the two tmpfs filled is not known (the message is the bot's either way).
+        return (
+            f"ran out of space; a build's output is at most {limits.output_mib} MiB, "
+            f"its /tmp {limits.tmp_mib} MiB (`{_NO_SPACE}`)"
+        )
     if done.returncode != 0:
         return f"exited with status {done.returncode}"
     if not any(done.scratch.path.iterdir()):
