@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,120 @@ def test_a_build_that_nests_folders_past_any_use_is_the_bots_build_failure(
     assert "nested" in str(failed.value), failed.value
     assert not list(tmp_path.glob(".*-build-*"))  # the deep staging is removed too
     assert not (tmp_path / ("3" * 64 + ".build")).exists()
+
+
+def _failed_java_build(tmp_path: Path, source: bytes, name: str) -> str:
+    """Build a Java bot whose build command runs `source` (class Fill, launched as a
+    single file): the BuildFailedError's message it must end in, nothing left behind."""
+    manifest = b'{"language": "java", "entry": "Main.java", "build": "java /bot/Fill.java"}'
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("bot.json", manifest)
+        z.writestr("Main.java", b"public class Main { public static void main(String[] a) {} }\n")
+        z.writestr("Fill.java", source)
+    bundle = bundle_check("fill.zip", archive.getvalue())
+    try:
+        build_toolchain(bundle.runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    workdir = tmp_path / (name * 64)
+    workdir.mkdir()
+    for path, data in bundle.files.items():
+        (workdir / path).write_bytes(data)
+    with pytest.raises(BuildFailedError) as failed:
+        built(bundle, workdir, name * 64)
+    assert not list(tmp_path.glob(".*-build-*"))  # nothing of it left on the disk
+    assert not (tmp_path / (name * 64 + ".build")).exists()
+    return str(failed.value)
+
+
+# Writes 1 MiB blocks to /build/fill until a write fails, at most 32 MiB: the test's own
+# bound, so that without a bound on /build it fills the staging folder only so far.
+FILL_JAVA = b"""
+import java.io.*;
+public class Fill {
+    public static void main(String[] args) throws Exception {
+        try (FileOutputStream out = new FileOutputStream("/build/fill")) {
+            byte[] block = new byte[1 << 20];
+            for (int i = 0; i < 32; i++) out.write(block);
+        }
+    }
+}
+"""
+
+
+def test_a_build_that_writes_past_its_output_bound_is_the_bots_build_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # /build was the staging folder on the runner's own disk, bounded only per file: a
+    # build could fill the disk (or its inodes) in its 60 s, and every match the runner
+    # played after failed as an infrastructure fault, never the hostile bot's.
+    monkeypatch.setattr(builds, "BUILD_LIMITS", replace(BUILD_LIMITS, output_mib=8))
+    message = _failed_java_build(tmp_path, FILL_JAVA, "4")
+    expected = "wrote more than 8 MiB to /build; a build's output is at most 8 MiB"
+    assert expected in message, message
+
+
+SPARSE_JAVA = b"""
+import java.io.*;
+public class Fill {
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < 4; i++) {
+            try (RandomAccessFile f = new RandomAccessFile("/build/hole" + i, "rw")) {
+                f.setLength(16L << 20);
+            }
+        }
+    }
+}
+"""
+
+
+def test_sparse_files_count_at_their_length_not_their_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Four 16 MiB files of holes take no block of the tmpfs, but copied out they are
+    # 64 MiB on the disk: a build's output is bounded by what its copy would write.
+    monkeypatch.setattr(builds, "BUILD_LIMITS", replace(BUILD_LIMITS, output_mib=8))
+    message = _failed_java_build(tmp_path, SPARSE_JAVA, "5")
+    assert "wrote more than 8 MiB to /build" in message, message
+
+
+MANY_JAVA = b"""
+import java.io.*;
+public class Fill {
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < 300; i++) new File("/build/f" + i).createNewFile();
+    }
+}
+"""
+
+
+def test_a_build_that_writes_too_many_files_is_the_bots_build_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Empty files take no bytes but an inode each: a build could run the disk out of them.
+    monkeypatch.setattr(builds, "BUILD_LIMITS", replace(BUILD_LIMITS, output_files=100))
+    message = _failed_java_build(tmp_path, MANY_JAVA, "6")
+    expected = "wrote more than 100 files and folders to /build; a build's output is at most 100"
+    assert expected in message, message
+
+
+def test_a_link_cut_short_by_the_output_bound_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ld removes the program it could not finish, so /build is not full afterwards: the
+    # detail said only "exited with status 1", not which bound the build ran into.
+    monkeypatch.setattr(builds, "BUILD_LIMITS", replace(BUILD_LIMITS, output_mib=1))
+    try:
+        build_toolchain(bundle_check("a.cpp", b"").runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    bundle = bundle_check("a.cpp", b"char a[4 << 20] = {1};\nint main() { return a[0]; }\n")
+    workdir = tmp_path / ("7" * 64)
+    workdir.mkdir()
+    (workdir / "main.cpp").write_bytes(bundle.files[bundle.entry])
+    with pytest.raises(BuildFailedError) as failed:
+        built(bundle, workdir, "7" * 64)
+    expected = "ran out of space; a build's output is at most 1 MiB, its /tmp 64 MiB"
+    assert expected in str(failed.value), failed.value
+    assert not (tmp_path / ("7" * 64 + ".build")).exists()

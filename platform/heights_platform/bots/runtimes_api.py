@@ -49,6 +49,8 @@ class BuildLimitsSerializer(serializers.Serializer[Any]):
     processes = serializers.IntegerField()
     tmp_mib = serializers.IntegerField()
     artefact_mib = serializers.IntegerField()
+    output_mib = serializers.IntegerField(help_text="All of /build: its files' sizes together.")
+    output_files = serializers.IntegerField(help_text="Files, folders and links in /build.")
     log_kib = serializers.IntegerField()
 
 

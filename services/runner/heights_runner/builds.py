@@ -3,8 +3,10 @@
 The build runs the bundle's build command (the manifest's, or the language's default)
 in the bot's folder, read-only at /bot, with only `/build` writable and only the
 compiler's files mounted, under BUILD_LIMITS (wall and CPU time, memory, processes,
-file size). What it leaves in /build is the artefact: made read-only and kept in the
-runner's bot cache as `<sha256>.build/`, so a bot is built once per runner, not per
+file size). /build is a tmpfs of a fixed size, not the runner's disk, so a build cannot
+fill the disk; what it leaves there is the artefact, copied to the runner's bot cache
+(at most so many files and bytes, checked before each is written) as
+`<sha256>.build/` and made read-only, so a bot is built once per runner, not per
 match. A build that fails, overruns or produces nothing is the bot's fault
 (`BuildFailedError`, forfeit reason `build`), and its output's end goes to the owner's
 log; a runner that lacks the compiler is this machine's fault.
@@ -14,18 +16,20 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
+import shutil
 import tempfile
 from pathlib import Path
 
 from heights_runner import sandbox
 from heights_runner.bundle import Bundle
-from heights_runner.runtimes import BUILD_DIR, BUILD_LIMITS
-from heights_runner.sandbox.start import Mounts, run_once
+from heights_runner.runtimes import BUILD_DIR, BUILD_LIMITS, BuildLimits
+from heights_runner.sandbox.start import Mounts, OneShot, run_once
 from heights_runner.sandbox.toolchains import SYSTEM_PATH, build_toolchain
+from heights_runner.sandbox.trees import remove_tree
 
 _MIB = 2**20
 MAX_DEPTH = 64  # folders nested in an artefact: javac's packages need a handful
+_NO_SPACE = "No space left on device"  # strerror(ENOSPC), as compilers print it (LANG=C)
 
 
 class BuildFailedError(sandbox.BotFault):
@@ -71,17 +75,16 @@ def built(bundle: Bundle, workdir: Path, sha256: str, allow_unsandboxed: bool = 
         return target
     staging = Path(tempfile.mkdtemp(prefix=f".{sha256[:16]}-build-", dir=workdir.parent))
     try:
-        staging.chmod(0o777)  # the sandbox user writes here (as root's, or the runner's, uid)
         _run(bundle, workdir, staging, allow_unsandboxed)
         _seal(staging)
         os.rename(staging, target)
     except OSError:
-        _discard(staging)
+        remove_tree(staging)
         if not target.is_dir():
             raise
         # Another worker built the same bot first; its artefact is the same.
     except BaseException:
-        _discard(staging)
+        remove_tree(staging)
         raise
     return target
 
@@ -90,52 +93,105 @@ def _run(bundle: Bundle, workdir: Path, staging: Path, allow_unsandboxed: bool) 
     tools = build_toolchain(bundle.runtime)
     argv = list(bundle.build)
     argv[0] = tools.programs.get(argv[0], argv[0])  # the host's g++, rustc, javac …
+    limits = BUILD_LIMITS
     done = run_once(
         workdir,
         argv,
         limits=build_limits(),
-        mounts=Mounts(tools.ro_binds, [(str(staging), BUILD_DIR)], tools.usr),
+        mounts=Mounts(tools.ro_binds, (), tools.usr, (BUILD_DIR, limits.output_mib * _MIB)),
         # LANG=C: plain ASCII quotes in compilers' messages (sources are read as UTF-8).
         env={"PATH": SYSTEM_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C"},
-        timeout_s=BUILD_LIMITS.seconds,
-        output_bytes=BUILD_LIMITS.log_kib * 1024,
+        timeout_s=limits.seconds,
+        output_bytes=limits.log_kib * 1024,
         allow_unsandboxed=allow_unsandboxed,
     )
-    command = " ".join(bundle.build)
+    assert done.scratch is not None
+    try:
+        why = _failed(done, limits) or _copy_out(done.scratch.path, staging, limits)
+    finally:
+        done.scratch.close()
+    if why is not None:
+        command = " ".join(bundle.build)
+        raise BuildFailedError(f"build failed: `{command[:120]}` {why}", done.output)
+
+
+def _too_big(limits: BuildLimits) -> str:
+    mib = limits.output_mib
+    return f"wrote more than {mib} MiB to {BUILD_DIR}; a build's output is at most {mib} MiB"
+
+
+def _failed(done: OneShot, limits: BuildLimits) -> str | None:
+    """Why the build failed, if it did; a full /build first: the compiler's own error
+    (`No space left on device`, its status) is what being cut short made it say."""
+    assert done.scratch is not None
+    if done.scratch.full():
+        return _too_big(limits)
     if done.returncode is None:
-        why = f"took over {BUILD_LIMITS.seconds} s"
-    elif done.oom:
-        why = f"ran out of its {BUILD_LIMITS.memory_mib} MiB memory"
-    elif done.returncode != 0:
-        why = f"exited with status {done.returncode}"
-    elif not any(staging.iterdir()):
-        why = f"wrote nothing to {BUILD_DIR}"
-    elif _deeper_than(staging, MAX_DEPTH):
-        why = f"wrote folders nested too deep in {BUILD_DIR} (over {MAX_DEPTH}, or past PATH_MAX)"
-    else:
-        return
-    raise BuildFailedError(f"build failed: `{command[:120]}` {why}", done.output)
+        return f"took over {limits.seconds} s"
+    if done.oom:
+        return f"ran out of its {limits.memory_mib} MiB memory ({BUILD_DIR} and /tmp count)"
+    if done.returncode != 0 and _NO_SPACE in done.output:
+        # ld removes the program it could not finish, so /build is not full afterwards;
+        # which of the two tmpfs filled is not known (the message is the bot's either way).
+        return (
+            f"ran out of space; a build's output is at most {limits.output_mib} MiB, "
+            f"its /tmp {limits.tmp_mib} MiB (`{_NO_SPACE}`)"
+        )
+    if done.returncode != 0:
+        return f"exited with status {done.returncode}"
+    if not any(done.scratch.path.iterdir()):
+        return f"wrote nothing to {BUILD_DIR}"
+    return None
 
 
-def _deeper_than(root: Path, depth: int) -> bool:
-    """Whether a folder under `root` is nested over `depth` deep (links not followed).
+def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
+    """Copy the build's /build to `target` on the runner's disk, or say why not.
 
-    Looked at without recursion, and before anything walks the tree: `os.walk` and
-    `shutil.rmtree` recurse once a level and raised RecursionError (a runner fault) on
-    the ~1,000 levels a build can make."""
-    todo = [(str(root), 0)]
+    Each entry is counted and each file's size (its length, holes included: a sparse
+    file is written out whole) added up before it is written, so the disk gets at most
+    the bounds whatever the tmpfs held (hard links, sparse files, many empty files).
+    Walked without recursion (1,500 nested folders raised RecursionError in os.walk);
+    links are copied as links, never followed."""
+    entries = size = 0
+    todo = [(str(source), str(target), 0)]
     while todo:
-        folder, level = todo.pop()
-        if level > depth:
-            return True
+        folder, into, level = todo.pop()
+        if level > MAX_DEPTH:
+            return _too_deep()
         try:
-            with os.scandir(folder) as entries:
-                todo += [(e.path, level + 1) for e in entries if e.is_dir(follow_symlinks=False)]
+            with os.scandir(folder) as found:
+                for entry in found:
+                    entries += 1
+                    if entries > limits.output_files:
+                        n = limits.output_files
+                        return (
+                            f"wrote more than {n:,} files and folders to {BUILD_DIR}; "
+                            f"a build's output is at most {n:,}"
+                        )
+                    copy = os.path.join(into, entry.name)
+                    if entry.is_symlink():
+                        os.symlink(os.readlink(entry.path), copy)
+                    elif entry.is_dir(follow_symlinks=False):
+                        os.mkdir(copy, 0o700)
+                        todo.append((entry.path, copy, level + 1))
+                    elif entry.is_file(follow_symlinks=False):
+                        stats = entry.stat(follow_symlinks=False)
+                        size += stats.st_size
+                        if size > limits.output_mib * _MIB:
+                            return _too_big(limits)
+                        shutil.copyfile(entry.path, copy, follow_symlinks=False)
+                        os.chmod(copy, stats.st_mode & 0o777)
+                    else:
+                        return f"wrote {entry.name!r}, which is not a file, folder or link"
         except OSError as err:
             if err.errno != errno.ENAMETOOLONG:  # long names reach PATH_MAX sooner
                 raise
-            return True
-    return False
+            return _too_deep()
+    return None
+
+
+def _too_deep() -> str:
+    return f"wrote folders nested too deep in {BUILD_DIR} (over {MAX_DEPTH}, or past PATH_MAX)"
 
 
 def _seal(root: Path) -> None:
@@ -148,16 +204,3 @@ def _seal(root: Path) -> None:
                 os.chmod(path, (os.stat(path).st_mode & 0o555) | 0o444)
         if not os.path.islink(folder):
             os.chmod(folder, 0o555)
-
-
-def _discard(root: Path) -> None:
-    """Remove a build's staging folder, whatever the build left in it: coreutils' chmod
-    and rm walk a tree of any depth (os.walk and shutil.rmtree recurse), and follow no
-    link the build made."""
-    if not root.exists():
-        return
-    # Read-only folders cannot be emptied by a non-root runner.
-    subprocess.run(["chmod", "-R", "u+rwx", "--", str(root)], check=False, capture_output=True)
-    # Best effort, as this runs while a build's failure propagates: a folder left behind
-    # is a dot-named leftover in the cache, not a wrong result.
-    subprocess.run(["rm", "-rf", "--", str(root)], check=False, capture_output=True)

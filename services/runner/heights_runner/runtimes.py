@@ -31,6 +31,10 @@ class BuildLimits:
     processes: int = 64  # compilers fork (g++: cc1plus, as, ld) and the JVM's threads count
     tmp_mib: int = 64
     artefact_mib: int = 64  # RLIMIT_FSIZE: the largest file the build may write
+    # /build is a tmpfs of this size (it counts against the build's memory too), copied
+    # out to the runner's disk only when it holds at most `output_files` entries.
+    output_mib: int = 256
+    output_files: int = 10_000
     log_kib: int = 64  # the end of the build's output kept for the owner
 
 

@@ -93,6 +93,8 @@ def command(
     rw_binds: Sequence[tuple[str, str]] = (),
     usr: Sequence[str] | None = None,
     status_fd: int | None = None,
+    scratch: tuple[str, int] | None = None,
+    block_fd: int | None = None,
 ) -> list[str]:
     args = [
         bwrap,
@@ -120,6 +122,8 @@ def command(
         args += ["--ro-bind", host, inside]
     for host, inside in rw_binds:  # a build's output folder, nothing else
         args += ["--bind", host, inside]
+    if scratch is not None:  # a build's output: a tmpfs of a fixed size, not the disk
+        args += ["--size", str(scratch[1]), "--tmpfs", scratch[0]]
     # An empty read-only tmpfs over each that something bound shows: what was installed
     # there is not there (elsewhere it is not there anyway; a tmpfs would only add folders).
     shown = [inside for _, inside in ro_binds] + list(["/usr"] if usr is None else usr)
@@ -140,4 +144,7 @@ def command(
         # How the runner tells a sandbox that failed to set itself up from a bot that
         # crashed (sandbox/status.py).
         args += ["--json-status-fd", str(status_fd)]
+    if block_fd is not None:
+        # The program waits, its mounts made, until the runner holds its scratch tmpfs.
+        args += ["--block-fd", str(block_fd)]
     return [*args, "--", *argv]

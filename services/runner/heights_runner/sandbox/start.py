@@ -8,6 +8,7 @@ import resource
 import stat
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from heights_runner.sandbox.limits import Limits, SandboxUnavailable
 from heights_runner.sandbox.probe import Capabilities, probe
 from heights_runner.sandbox.process import BotProcess, kill_tree
 from heights_runner.sandbox.status import BwrapStatus
+from heights_runner.sandbox.trees import remove_tree
 
 _NOBODY = 65534
 
@@ -90,11 +92,14 @@ def _to_host(value: str, binds: Sequence[tuple[str, str]]) -> str:
 class Mounts:
     """What a process sees besides the system's libraries: `usr` (host paths under /usr
     and elsewhere, bound read-only where they are; None: all of /usr), `ro_binds` and
-    `rw_binds` (host, inside) pairs. A runtime's `Mounts` come from `toolchains`."""
+    `rw_binds` (host, inside) pairs. A runtime's `Mounts` come from `toolchains`.
+    `scratch` (inside, bytes): a one-shot run's writable folder, a tmpfs of that size
+    that outlives the run for its caller to copy from (`OneShot.scratch`)."""
 
     ro_binds: Sequence[tuple[str, str]] = ()
     rw_binds: Sequence[tuple[str, str]] = ()
     usr: Sequence[str] | None = None
+    scratch: tuple[str, int] | None = None
 
 
 def start_bot(
@@ -208,6 +213,7 @@ class _Launch:
     rlimits: list[tuple[int, int]]
     procs_paths: list[bytes]
     output: int | None = None  # a file for stdout and stderr both (a one-shot run), or pipes
+    block_fd: int | None = None  # bwrap waits on it before the program (a scratch's hold)
 
 
 def _start_bwrap(
@@ -230,10 +236,12 @@ def _start_bwrap(
             seccomp_fd=seccomp_fd,
             hidden=bwrap.python_site_dirs(),
             status_fd=status_fd,
+            scratch=launch.mounts.scratch,
+            block_fd=launch.block_fd,
         )
         # bwrap gets no environment of its own either: --clearenv and --setenv build the bot's.
         preexec = _preexec(launch.rlimits, launch.procs_paths, drop_uid=False, installer=None)
-        fds = tuple(fd for fd in (seccomp_fd, status_fd) if fd is not None)
+        fds = tuple(fd for fd in (seccomp_fd, status_fd, launch.block_fd) if fd is not None)
         return _popen(cmd, env={}, cwd=None, preexec=preexec, pass_fds=fds, output=launch.output)
     finally:
         if status is not None:
@@ -281,14 +289,48 @@ def _popen(
     )
 
 
+class Scratch:
+    """A one-shot run's scratch folder, held after the run until `close()`: under bwrap its
+    tmpfs (an open folder keeps it, and nothing else, after its namespace is gone), read
+    at `path`; unsandboxed (a trusted run) a plain folder of the runner's, unbounded."""
+
+    def __init__(self, fd: int | None = None, folder: Path | None = None) -> None:
+        self._fd = fd
+        self._folder = folder
+
+    @property
+    def path(self) -> Path:
+        if self._fd is not None:
+            return Path(f"/proc/self/fd/{self._fd}")
+        assert self._folder is not None
+        return self._folder
+
+    def full(self) -> bool:
+        """Whether the tmpfs has no block left: what was written was cut at its size."""
+        if self._fd is None:
+            return False
+        stats = os.fstatvfs(self._fd)
+        return stats.f_bavail == 0
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._folder is not None:
+            remove_tree(self._folder)
+            self._folder = None
+
+
 @dataclass(frozen=True, slots=True)
 class OneShot:
     """How a one-shot run (a build) ended: its status (None: killed at its deadline),
-    the end of its output, and whether the memory limit killed it."""
+    the end of its output, whether the memory limit killed it, and its scratch folder
+    (`Mounts.scratch`; the caller closes it)."""
 
     returncode: int | None
     output: str
     oom: bool
+    scratch: Scratch | None = None
 
 
 def run_once(
@@ -326,6 +368,8 @@ def run_once(
         if status is not None:
             status.close()
     if not set_up:
+        if done.scratch is not None:
+            done.scratch.close()
         lines = [line.strip() for line in done.output.splitlines() if line.strip()]
         why = lines[-1][:200] if lines else "no message"
         raise SandboxUnavailable(
@@ -343,22 +387,89 @@ def _run_once(
     timeout_s: float,
     output_bytes: int,
 ) -> OneShot:
+    deadline = time.monotonic() + timeout_s
+    scratch, launch, block_w = _scratch_for(caps, launch)
     with tempfile.TemporaryFile() as out:
         launch = replace(launch, output=out.fileno())
         try:
             popen = _start_bwrap(caps, launch, status) if caps.bwrap else _start_bare(caps, launch)
         except (OSError, subprocess.SubprocessError) as exc:
             cgroup.remove()
+            _close_all(scratch, launch.block_fd, block_w)
             raise SandboxUnavailable(f"cannot start {launch.argv[0]}: {exc}") from exc
+        _close_all(None, launch.block_fd)
         try:
-            code: int | None = popen.wait(timeout_s)
+            if block_w is not None:
+                scratch = _hold_scratch(popen, status, launch.mounts, deadline)
+                if scratch is not None:
+                    os.write(block_w, b"x")  # the program may start now
+            code: int | None = popen.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             code = None
+        except BaseException:
+            if scratch is not None:
+                scratch.close()
+            raise
         finally:
+            _close_all(None, block_w)
             kill_tree(popen, cgroup)
             oom = cgroup.oom_killed()
             cgroup.remove()
         size = out.seek(0, os.SEEK_END)
         out.seek(max(0, size - output_bytes))
         text = out.read().decode("utf-8", errors="replace")
-    return OneShot(code, text, oom)
+    return OneShot(code, text, oom, scratch)
+
+
+def _close_all(scratch: Scratch | None, *fds: int | None) -> None:
+    if scratch is not None:
+        scratch.close()
+    for fd in fds:
+        if fd is not None:
+            os.close(fd)
+
+
+def _scratch_for(caps: Capabilities, launch: _Launch) -> tuple[Scratch | None, _Launch, int | None]:
+    """A run with a scratch folder: under bwrap, a pipe bwrap waits on until the runner
+    holds the tmpfs (`_hold_scratch`); unsandboxed, a plain folder bound in its place."""
+    mounts = launch.mounts
+    if mounts.scratch is None:
+        return None, launch, None
+    if caps.bwrap:
+        block_r, block_w = os.pipe()
+        return None, replace(launch, block_fd=block_r), block_w
+    folder = Path(tempfile.mkdtemp(prefix=".scratch-", dir=launch.workdir.parent))
+    folder.chmod(0o777)  # as a build's staging was: the program may run as "nobody"
+    rw_binds = [*mounts.rw_binds, (str(folder), mounts.scratch[0])]
+    bare = Mounts(mounts.ro_binds, rw_binds, mounts.usr)
+    return Scratch(folder=folder), replace(launch, mounts=bare), None
+
+
+def _hold_scratch(
+    popen: subprocess.Popen[bytes], status: BwrapStatus | None, mounts: Mounts, deadline: float
+) -> Scratch | None:
+    """Open the sandbox's scratch tmpfs while bwrap waits on its block fd, mounts made.
+
+    bwrap says its first process's pid as soon as it is cloned, before any mount; the
+    tmpfs is at /proc/PID/root/<inside> once bwrap has moved into the sandbox's root,
+    and stays there while it waits: until then the path is missing or not a tmpfs of
+    the scratch's size. An open folder keeps the tmpfs after the sandbox is gone.
+    None when bwrap ended first (run_once reports why it failed to set up)."""
+    assert status is not None
+    assert mounts.scratch is not None
+    inside, size = mounts.scratch
+    pid = status.child_pid(deadline)
+    if pid is None:  # bwrap ended (its status pipe closed), or is ending
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(max(0.0, deadline - time.monotonic()))
+    while pid is not None and popen.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            fd = os.open(f"/proc/{pid}/root{inside}", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            stats = os.fstatvfs(fd)
+            if stats.f_blocks * stats.f_frsize == size:
+                return Scratch(fd=fd)
+            os.close(fd)
+        time.sleep(0.001)
+    if popen.poll() is not None:
+        return None
+    raise SandboxUnavailable(f"bubblewrap did not set up the scratch tmpfs at {inside} in time")

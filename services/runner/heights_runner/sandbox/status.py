@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
+import time
 
 # The two documents take ~250 bytes; anything past this is not bubblewrap's.
 _MAX_BYTES = 4096
@@ -41,6 +43,21 @@ class BwrapStatus:
         """After bwrap has ended: whether it reported the program's exit (see the module)."""
         self._read_available()
         return any("exit-code" in doc for doc in self._documents())
+
+    def child_pid(self, deadline: float) -> int | None:
+        """The sandbox's first process (its first document), waited for until `deadline`
+        (time.monotonic()); None if bwrap ended or the deadline passed without it."""
+        while b"\n" not in self._data and not self._closed:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._read_fd], [], [], left)[0]:
+                return None
+            before = len(self._data)
+            self._read_available()
+            if len(self._data) == before:  # end of file: bwrap is gone
+                return None
+        docs = self._documents()
+        pid = docs[0].get("child-pid") if docs else None
+        return pid if isinstance(pid, int) else None
 
     def _read_available(self) -> None:
         while not self._closed and len(self._data) < _MAX_BYTES:
