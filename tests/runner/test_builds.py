@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -174,3 +176,50 @@ def test_a_build_that_nests_folders_past_any_use_is_the_bots_build_failure(
     assert "nested" in str(failed.value), failed.value
     assert not list(tmp_path.glob(".*-build-*"))  # the deep staging is removed too
     assert not (tmp_path / ("3" * 64 + ".build")).exists()
+
+
+NOBODY = 65534
+
+
+def _deeper_as_nobody(root: Path, depth: int) -> str:
+    """builds._deeper_than's answer (or its error) as a non-root runner gets it."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nothing but the call and its answer, then out
+        os.close(read)
+        try:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            answer = str(builds._deeper_than(root, depth))
+        except BaseException as err:
+            answer = repr(err)
+        os.write(write, answer.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        answer = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return answer
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="plays a non-root runner by switching to nobody")
+def test_a_folder_the_build_made_unreadable_is_not_a_runner_fault() -> None:
+    # A build's files are the runner's own (its uid in the sandbox), and the build may
+    # chmod a folder 000: a non-root runner then cannot list it. The depth check raised
+    # that PermissionError, an OSError the runner takes as its own cache's fault (the
+    # match played again, then voided); os.walk, which seals the artefact, skips it.
+    root = Path(tempfile.mkdtemp(prefix="heights-unreadable-build-"))
+    try:
+        root.chmod(0o755)
+        staging = root / "staging"
+        (staging / "locked" / "inside").mkdir(parents=True)
+        (staging / "open" / "a" / "b").mkdir(parents=True)
+        for folder, dirs, _ in os.walk(staging):
+            for path in [folder, *(os.path.join(folder, d) for d in dirs)]:
+                os.chown(path, NOBODY, NOBODY)
+        (staging / "locked").chmod(0)
+        assert _deeper_as_nobody(staging, 64) == "False"
+        assert _deeper_as_nobody(staging, 1) == "True"  # the open branch is 3 deep
+    finally:
+        subprocess.run(["rm", "-rf", "--", str(root)], check=True)

@@ -132,9 +132,12 @@ def _deeper_than(root: Path, depth: int) -> bool:
             with os.scandir(folder) as entries:
                 todo += [(e.path, level + 1) for e in entries if e.is_dir(follow_symlinks=False)]
         except OSError as err:
-            if err.errno != errno.ENAMETOOLONG:  # long names reach PATH_MAX sooner
-                raise
-            return True
+            if err.errno == errno.ENAMETOOLONG:  # long names reach PATH_MAX sooner
+                return True
+            # A folder the build made unreadable (chmod 000: its files are the runner's
+            # own, and a non-root runner cannot list it) is skipped, as `_seal`'s os.walk
+            # skips it: nothing walks into it. Raised, it was an OSError, the runner's
+            # fault, for what the bot's build did.
     return False
 
 
