@@ -223,3 +223,36 @@ def test_a_folder_the_build_made_unreadable_is_not_a_runner_fault() -> None:
         assert _deeper_as_nobody(staging, 1) == "True"  # the open branch is 3 deep
     finally:
         subprocess.run(["rm", "-rf", "--", str(root)], check=True)
+
+
+@pytest.mark.parametrize(
+    ("build", "files"),
+    [
+        ("gcc-typo -o /build/bot main.cpp", {}),  # a program the sandbox has not
+        ("./build.sh", {"build.sh": b"#!/bin/sh\ng++ -o /build/bot main.cpp\n"}),  # not +x
+    ],
+)
+def test_a_build_command_that_cannot_be_run_is_the_bots_build_failure(
+    build: str, files: dict[str, bytes], tmp_path: Path
+) -> None:
+    # The build command is the bot's own (bot.json), so bwrap failing to exec it is the
+    # bot's build failure, not a sandbox that could not be set up (the runner's fault,
+    # which played the match again, then voided it).
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("bot.json", f'{{"language": "cpp", "entry": "main.cpp", "build": "{build}"}}')
+        z.writestr("main.cpp", b"int main() { return 0; }\n")
+        for name, data in files.items():
+            z.writestr(name, data)
+    bundle = bundle_check("typo.zip", archive.getvalue())
+    try:
+        build_toolchain(bundle.runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    workdir = tmp_path / ("4" * 64)
+    workdir.mkdir()
+    for path, data in bundle.files.items():
+        (workdir / path).write_bytes(data)
+    with pytest.raises(BuildFailedError) as failed:
+        built(bundle, workdir, "4" * 64)
+    assert build.split(maxsplit=1)[0] in failed.value.output, failed.value.output

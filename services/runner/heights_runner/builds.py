@@ -21,7 +21,7 @@ from pathlib import Path
 from heights_runner import sandbox
 from heights_runner.bundle import Bundle
 from heights_runner.runtimes import BUILD_DIR, BUILD_LIMITS
-from heights_runner.sandbox.start import Mounts, run_once
+from heights_runner.sandbox.start import Mounts, ProgramNotRun, run_once
 from heights_runner.sandbox.toolchains import SYSTEM_PATH, build_toolchain
 
 _MIB = 2**20
@@ -90,18 +90,26 @@ def _run(bundle: Bundle, workdir: Path, staging: Path, allow_unsandboxed: bool) 
     tools = build_toolchain(bundle.runtime)
     argv = list(bundle.build)
     argv[0] = tools.programs.get(argv[0], argv[0])  # the host's g++, rustc, javac …
-    done = run_once(
-        workdir,
-        argv,
-        limits=build_limits(),
-        mounts=Mounts(tools.ro_binds, [(str(staging), BUILD_DIR)], tools.usr),
-        # LANG=C: plain ASCII quotes in compilers' messages (sources are read as UTF-8).
-        env={"PATH": SYSTEM_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C"},
-        timeout_s=BUILD_LIMITS.seconds,
-        output_bytes=BUILD_LIMITS.log_kib * 1024,
-        allow_unsandboxed=allow_unsandboxed,
-    )
     command = " ".join(bundle.build)
+    try:
+        done = run_once(
+            workdir,
+            argv,
+            limits=build_limits(),
+            mounts=Mounts(tools.ro_binds, [(str(staging), BUILD_DIR)], tools.usr),
+            # LANG=C: plain ASCII quotes in compilers' messages (sources are read as UTF-8).
+            env={"PATH": SYSTEM_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C"},
+            timeout_s=BUILD_LIMITS.seconds,
+            output_bytes=BUILD_LIMITS.log_kib * 1024,
+            allow_unsandboxed=allow_unsandboxed,
+        )
+    except ProgramNotRun as err:
+        if bundle.build[0] in tools.programs:
+            raise  # the host's compiler, bound in by the runner: its fault
+        # A program the bot's bot.json names (a typo, a script not executable).
+        raise BuildFailedError(
+            f"build failed: `{command[:120]}` could not be run", err.output
+        ) from None
     if done.returncode is None:
         why = f"took over {BUILD_LIMITS.seconds} s"
     elif done.oom:

@@ -304,7 +304,8 @@ def run_once(
 ) -> OneShot:
     """Run `argv` in the sandbox to its end (or `timeout_s`), stdout and stderr together
     into a file (RLIMIT_FSIZE bounds it); the last `output_bytes` of it are returned.
-    SandboxUnavailable when bubblewrap could not set the sandbox up (the runner's fault)."""
+    SandboxUnavailable when bubblewrap could not set the sandbox up (the runner's fault);
+    ProgramNotRun, one of those, when it could not exec `argv[0]`."""
     caps, cgroup, launch = _prepare(
         workdir, argv=argv, limits=limits, mounts=mounts, env=env, may_run_bare=allow_unsandboxed
     )
@@ -328,10 +329,24 @@ def run_once(
     if not set_up:
         lines = [line.strip() for line in done.output.splitlines() if line.strip()]
         why = lines[-1][:200] if lines else "no message"
+        if why.startswith(f"bwrap: execvp {argv[0]}: "):
+            # Only bwrap writes before the exec, so this line is its own: the sandbox was
+            # set up, and the program named could not be run.
+            raise ProgramNotRun(f"cannot run {argv[0]}: {why}", done.output)
         raise SandboxUnavailable(
             f"bubblewrap failed to set up the sandbox (exited with status {done.returncode}): {why}"
         )
     return done
+
+
+class ProgramNotRun(SandboxUnavailable):
+    """bubblewrap set the sandbox up but could not exec `argv[0]` (not found, not
+    executable). The runner's fault unless the program is the caller's to name: a
+    build command is the bot's own (bot.json), and `builds` makes that its failure."""
+
+    def __init__(self, message: str, output: str) -> None:
+        super().__init__(message)
+        self.output = output
 
 
 def _run_once(
