@@ -108,9 +108,12 @@ def start_bot(
     allow_unsandboxed: bool = False,
     mounts: Mounts | None = None,
     trace: Sequence[str] = (),
+    own_program: bool = False,
 ) -> BotProcess:
     """Start a bot with `workdir` at /bot (cwd) and only `env` as its environment;
-    `trace`: the runtime's lines after an error (`Runtime.trace`), for its last words."""
+    `trace`: the runtime's lines after an error (`Runtime.trace`), for its last words;
+    `own_program`: `argv[0]` is the bot's (its build's artefact), so bwrap failing to
+    exec it is the bot's crash, not a sandbox that could not be set up."""
     mounts = mounts or Mounts()
     mounts = Mounts([*mounts.ro_binds, *ro_binds], mounts.rw_binds, mounts.usr)
     caps, cgroup, launch = _prepare(
@@ -142,6 +145,7 @@ def start_bot(
             sandboxed=caps.bwrap,
             status=status,
             trace=trace,
+            own_program=argv[0] if own_program else None,
         )
     except BaseException:  # no thread for stderr (a process out of threads), an interrupt
         _undo(cgroup, status, popen)
