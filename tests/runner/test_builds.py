@@ -256,3 +256,45 @@ def test_a_build_command_that_cannot_be_run_is_the_bots_build_failure(
     with pytest.raises(BuildFailedError) as failed:
         built(bundle, workdir, "4" * 64)
     assert build.split(maxsplit=1)[0] in failed.value.output, failed.value.output
+
+
+LONG_JAVA = b"""
+import java.nio.file.*;
+public class Long {
+    public static void main(String[] args) throws Exception {
+        StringBuilder path = new StringBuilder("/build");
+        for (int i = 0; i < 20; i++) path.append("/").append("d".repeat(190));
+        Files.createDirectories(Paths.get(path.toString()));
+        Files.write(Paths.get(path + "/" + "f".repeat(250)), new byte[] {1});
+    }
+}
+"""
+
+
+def test_a_build_whose_paths_reach_past_path_max_on_the_runner_is_the_bots(
+    tmp_path: Path,
+) -> None:
+    # Inside the sandbox the file's path is ~4,080 bytes, under PATH_MAX; on the runner
+    # its folder is the longer staging path, past PATH_MAX: sealing the file (os.chmod)
+    # raised ENAMETOOLONG, an OSError, the runner's fault (the match played again, then
+    # voided). Its folders stay under PATH_MAX, so the depth check listed them all.
+    manifest = b'{"language": "java", "entry": "Main.java", "build": "java /bot/Long.java"}'
+    main = b"public class Main { public static void main(String[] a) {} }\n"
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("bot.json", manifest)
+        z.writestr("Main.java", main)
+        z.writestr("Long.java", LONG_JAVA)
+    bundle = bundle_check("long.zip", archive.getvalue())
+    try:
+        build_toolchain(bundle.runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    workdir = tmp_path / ("5" * 64)
+    workdir.mkdir()
+    for path, data in bundle.files.items():
+        (workdir / path).write_bytes(data)
+    with pytest.raises(BuildFailedError) as failed:
+        built(bundle, workdir, "5" * 64)
+    assert "PATH_MAX" in str(failed.value), failed.value
+    assert not list(tmp_path.glob(".*-build-*"))

@@ -126,11 +126,15 @@ def _run(bundle: Bundle, workdir: Path, staging: Path, allow_unsandboxed: bool) 
 
 
 def _deeper_than(root: Path, depth: int) -> bool:
-    """Whether a folder under `root` is nested over `depth` deep (links not followed).
+    """Whether a folder under `root` is nested over `depth` deep (links not followed),
+    or an entry's path on the runner reaches PATH_MAX.
 
     Looked at without recursion, and before anything walks the tree: `os.walk` and
     `shutil.rmtree` recurse once a level and raised RecursionError (a runner fault) on
-    the ~1,000 levels a build can make."""
+    the ~1,000 levels a build can make. The runner's path to an entry is longer than the
+    build's (/build is the staging folder): a file the build could write at a path under
+    PATH_MAX could not be sealed (ENAMETOOLONG from os.chmod, a runner fault)."""
+    path_max = os.pathconf(root, "PC_PATH_MAX")  # with its NUL: a path is shorter
     todo = [(str(root), 0)]
     while todo:
         folder, level = todo.pop()
@@ -138,7 +142,11 @@ def _deeper_than(root: Path, depth: int) -> bool:
             return True
         try:
             with os.scandir(folder) as entries:
-                todo += [(e.path, level + 1) for e in entries if e.is_dir(follow_symlinks=False)]
+                for entry in entries:
+                    if len(os.fsencode(entry.path)) >= path_max:
+                        return True
+                    if entry.is_dir(follow_symlinks=False):
+                        todo.append((entry.path, level + 1))
         except OSError as err:
             if err.errno == errno.ENAMETOOLONG:  # long names reach PATH_MAX sooner
                 return True
