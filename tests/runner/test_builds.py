@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import tempfile
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -292,3 +294,111 @@ def test_a_link_cut_short_by_the_output_bound_says_so(
     expected = "ran out of space; a build's output is at most 1 MiB, its /tmp 64 MiB"
     assert expected in str(failed.value), failed.value
     assert not (tmp_path / ("7" * 64 + ".build")).exists()
+
+
+NOBODY = 65534
+
+
+def _copied_as_nobody(source: Path, target: Path) -> str:
+    """builds._copy_out's answer (or its error) as a non-root runner gets it."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nothing but the call and its answer, then out
+        os.close(read)
+        try:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            answer = str(builds._copy_out(source, target, BUILD_LIMITS))
+        except BaseException as err:
+            answer = repr(err)
+        os.write(write, answer.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        answer = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return answer
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="plays a non-root runner by switching to nobody")
+def test_what_the_build_made_unreadable_is_copied_not_a_runner_fault() -> None:
+    # A build's files are the runner's own (its uid in the sandbox), and the build may
+    # chmod a folder 000 or a file 200: a non-root runner then cannot list or read it.
+    # The PermissionError was an OSError the runner takes as its own cache's fault (the
+    # match played again, then voided); a root runner reads it anyway.
+    root = Path(tempfile.mkdtemp(prefix="heights-unreadable-build-"))
+    try:
+        root.chmod(0o755)
+        source, target = root / "build", root / "staging"
+        (source / "locked" / "inside").mkdir(parents=True)
+        (source / "bot").write_bytes(b"\x7fELF")
+        target.mkdir()
+        for folder, dirs, files in os.walk(root):
+            for path in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+                os.chown(path, NOBODY, NOBODY)
+        (source / "locked").chmod(0)
+        (source / "bot").chmod(0o200)
+        assert _copied_as_nobody(source, target) == "None"
+        assert (target / "locked" / "inside").is_dir()
+        assert (target / "bot").read_bytes() == b"\x7fELF"
+    finally:
+        subprocess.run(["rm", "-rf", "--", str(root)], check=True)
+
+
+@pytest.mark.parametrize(
+    ("build", "files"),
+    [
+        ("gcc-typo -o /build/bot main.cpp", {}),  # a program the sandbox has not
+        ("./build.sh", {"build.sh": b"#!/bin/sh\ng++ -o /build/bot main.cpp\n"}),  # not +x
+    ],
+)
+def test_a_build_command_that_cannot_be_run_is_the_bots_build_failure(
+    build: str, files: dict[str, bytes], tmp_path: Path
+) -> None:
+    # The build command is the bot's own (bot.json), so bwrap failing to exec it is the
+    # bot's build failure, not a sandbox that could not be set up (the runner's fault,
+    # which played the match again, then voided it).
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("bot.json", f'{{"language": "cpp", "entry": "main.cpp", "build": "{build}"}}')
+        z.writestr("main.cpp", b"int main() { return 0; }\n")
+        for name, data in files.items():
+            z.writestr(name, data)
+    bundle = bundle_check("typo.zip", archive.getvalue())
+    try:
+        build_toolchain(bundle.runtime)
+    except ToolchainMissingError as missing:
+        pytest.skip(str(missing))
+    workdir = tmp_path / ("8" * 64)
+    workdir.mkdir()
+    for path, data in bundle.files.items():
+        (workdir / path).write_bytes(data)
+    with pytest.raises(BuildFailedError) as failed:
+        built(bundle, workdir, "8" * 64)
+    assert "could not be run" in str(failed.value), failed.value
+    assert build.split(maxsplit=1)[0] in failed.value.output, failed.value.output
+
+
+# A file at ~4,080 bytes of path inside the sandbox, under PATH_MAX; on the runner its
+# copy's folder is longer than /build.
+LONG_JAVA = b"""
+import java.nio.file.*;
+public class Fill {
+    public static void main(String[] args) throws Exception {
+        StringBuilder path = new StringBuilder("/build");
+        for (int i = 0; i < 20; i++) path.append("/").append("d".repeat(190));
+        Files.createDirectories(Paths.get(path.toString()));
+        Files.write(Paths.get(path + "/" + "f".repeat(250)), new byte[] {1});
+    }
+}
+"""
+
+
+def test_a_build_whose_paths_reach_past_path_max_on_the_runner_is_the_bots(
+    tmp_path: Path,
+) -> None:
+    # Sealing such a file (os.chmod) raised ENAMETOOLONG, an OSError, the runner's fault
+    # (the match played again, then voided).
+    message = _failed_java_build(tmp_path, LONG_JAVA, "9")
+    assert "PATH_MAX" in message, message

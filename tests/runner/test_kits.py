@@ -206,3 +206,22 @@ def test_a_build_that_writes_no_program_is_refused(tmp_path: Path, bot_cache: Pa
     assert forfeit is not None
     assert forfeit.reason == "build"
     assert "wrote nothing to /build" in forfeit.detail
+
+
+def test_a_built_program_that_cannot_be_run_is_the_bots_crash(
+    tmp_path: Path, bot_cache: Path
+) -> None:
+    # The program a compiled bot runs is its build's /build/bot: one that is no program
+    # (an object file, not executable) fails bwrap's exec, which is the bot's doing, not
+    # a sandbox bubblewrap could not set up (the runner's fault: the match played again,
+    # then voided).
+    _require_toolchain("cpp")
+    folder = tmp_path / "not-a-program"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("int main() {}\n")
+    manifest = '{"language": "cpp", "build": "g++ -c -o /build/bot main.cpp"}'
+    (folder / "bot.json").write_text(manifest)
+    forfeit = _play(seat_for(str(folder)), bot_cache).seats[0].forfeit
+    assert forfeit is not None
+    assert forfeit.reason == "crash"
+    assert "/build/bot" in forfeit.detail, forfeit.detail

@@ -23,7 +23,7 @@ from pathlib import Path
 from heights_runner import sandbox
 from heights_runner.bundle import Bundle
 from heights_runner.runtimes import BUILD_DIR, BUILD_LIMITS, BuildLimits
-from heights_runner.sandbox.start import Mounts, OneShot, run_once
+from heights_runner.sandbox.start import Mounts, OneShot, ProgramNotRun, run_once
 from heights_runner.sandbox.toolchains import SYSTEM_PATH, build_toolchain
 from heights_runner.sandbox.trees import remove_tree
 
@@ -94,24 +94,32 @@ def _run(bundle: Bundle, workdir: Path, staging: Path, allow_unsandboxed: bool) 
     argv = list(bundle.build)
     argv[0] = tools.programs.get(argv[0], argv[0])  # the host's g++, rustc, javac …
     limits = BUILD_LIMITS
-    done = run_once(
-        workdir,
-        argv,
-        limits=build_limits(),
-        mounts=Mounts(tools.ro_binds, (), tools.usr, (BUILD_DIR, limits.output_mib * _MIB)),
-        # LANG=C: plain ASCII quotes in compilers' messages (sources are read as UTF-8).
-        env={"PATH": SYSTEM_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C"},
-        timeout_s=limits.seconds,
-        output_bytes=limits.log_kib * 1024,
-        allow_unsandboxed=allow_unsandboxed,
-    )
+    command = " ".join(bundle.build)
+    try:
+        done = run_once(
+            workdir,
+            argv,
+            limits=build_limits(),
+            mounts=Mounts(tools.ro_binds, (), tools.usr, (BUILD_DIR, limits.output_mib * _MIB)),
+            # LANG=C: plain ASCII quotes in compilers' messages (sources are read as UTF-8).
+            env={"PATH": SYSTEM_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C"},
+            timeout_s=limits.seconds,
+            output_bytes=limits.log_kib * 1024,
+            allow_unsandboxed=allow_unsandboxed,
+        )
+    except ProgramNotRun as err:
+        if bundle.build[0] in tools.programs:
+            raise  # the host's compiler, bound in by the runner: its fault
+        # A program the bot's bot.json names (a typo, a script not executable).
+        raise BuildFailedError(
+            f"build failed: `{command[:120]}` could not be run", err.output
+        ) from None
     assert done.scratch is not None
     try:
         why = _failed(done, limits) or _copy_out(done.scratch.path, staging, limits)
     finally:
         done.scratch.close()
     if why is not None:
-        command = " ".join(bundle.build)
         raise BuildFailedError(f"build failed: `{command[:120]}` {why}", done.output)
 
 
@@ -151,7 +159,11 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
     file is written out whole) added up before it is written, so the disk gets at most
     the bounds whatever the tmpfs held (hard links, sparse files, many empty files).
     Walked without recursion (1,500 nested folders raised RecursionError in os.walk);
-    links are copied as links, never followed."""
+    links are copied as links, never followed. What the build made unreadable (chmod
+    000) is its own, the runner's uid in the sandbox: the runner makes it readable to
+    itself again, as a root runner reads it anyway, so that is never the runner's fault.
+    A path the copy cannot make on the runner (its folder is longer than /build) is the
+    build's: ENAMETOOLONG."""
     entries = size = 0
     todo = [(str(source), str(target), 0)]
     while todo:
@@ -159,7 +171,7 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
         if level > MAX_DEPTH:
             return _too_deep()
         try:
-            with os.scandir(folder) as found:
+            with _listing(folder) as found:
                 for entry in found:
                     entries += 1
                     if entries > limits.output_files:
@@ -179,6 +191,8 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
                         size += stats.st_size
                         if size > limits.output_mib * _MIB:
                             return _too_big(limits)
+                        if not stats.st_mode & 0o400:
+                            os.chmod(entry.path, (stats.st_mode & 0o777) | 0o400)
                         shutil.copyfile(entry.path, copy, follow_symlinks=False)
                         os.chmod(copy, stats.st_mode & 0o777)
                     else:
@@ -188,6 +202,15 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
                 raise
             return _too_deep()
     return None
+
+
+def _listing(folder: str) -> os._ScandirIterator[str]:
+    """`os.scandir(folder)`, the folder made listable first if the build had made it not."""
+    try:
+        return os.scandir(folder)
+    except PermissionError:
+        os.chmod(folder, 0o700)  # the build's own folder (see _copy_out); not a link
+        return os.scandir(folder)
 
 
 def _too_deep() -> str:

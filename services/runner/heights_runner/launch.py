@@ -86,6 +86,8 @@ def start_seat(spec: SeatSpec, seed: int, policy: LaunchPolicy) -> sandbox.BotPr
         allow_unsandboxed=policy.allow_unsandboxed,
         mounts=Mounts(binds, (), tools.usr),
         trace=runtime.trace,
+        # A compiled bot runs its build's artefact (/build/bot), not a program of ours.
+        own_program=runtime.run[0] not in tools.programs,
     )
 
 

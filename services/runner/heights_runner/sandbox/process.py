@@ -43,6 +43,7 @@ class BotProcess:
         sandboxed: bool,
         status: BwrapStatus | None = None,
         trace: Sequence[str] = (),
+        own_program: str | None = None,
     ) -> None:
         assert popen.stdin is not None
         assert popen.stdout is not None
@@ -53,6 +54,7 @@ class BotProcess:
         self._limits = limits
         self._cgroup = cgroup
         self._status = status
+        self._own_program = own_program  # argv[0] when it is the bot's (a built artefact)
         self._trace = re.compile("|".join(f"(?:{t})" for t in trace)) if trace else None
         self._stdin = popen.stdin.fileno()
         self._stdout = popen.stdout.fileno()
@@ -206,6 +208,10 @@ class BotProcess:
         info = self.exit_info() or "still running"
         if not oom and self._setup_failed():
             why = self.stderr_last_line() or "no message"
+            if self._own_program and why.startswith(f"bwrap: execvp {self._own_program}: "):
+                # Set up, but the bot's own program (its build's) could not be run: only
+                # bwrap writes before the exec, so the line is its own. The bot's crash.
+                return BotGone(f"{what}: {why}", reason="crash")
             return SandboxUnavailable(f"bubblewrap failed to set up the sandbox ({info}): {why}")
         return BotGone(f"{what}: {info}", reason="memory" if oom else "crash")
 

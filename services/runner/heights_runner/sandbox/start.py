@@ -113,9 +113,12 @@ def start_bot(
     allow_unsandboxed: bool = False,
     mounts: Mounts | None = None,
     trace: Sequence[str] = (),
+    own_program: bool = False,
 ) -> BotProcess:
     """Start a bot with `workdir` at /bot (cwd) and only `env` as its environment;
-    `trace`: the runtime's lines after an error (`Runtime.trace`), for its last words."""
+    `trace`: the runtime's lines after an error (`Runtime.trace`), for its last words;
+    `own_program`: `argv[0]` is the bot's (its build's artefact), so bwrap failing to
+    exec it is the bot's crash, not a sandbox that could not be set up."""
     mounts = mounts or Mounts()
     mounts = Mounts([*mounts.ro_binds, *ro_binds], mounts.rw_binds, mounts.usr)
     caps, cgroup, launch = _prepare(
@@ -147,6 +150,7 @@ def start_bot(
             sandboxed=caps.bwrap,
             status=status,
             trace=trace,
+            own_program=argv[0] if own_program else None,
         )
     except BaseException:  # no thread for stderr (a process out of threads), an interrupt
         _undo(cgroup, status, popen)
@@ -346,7 +350,8 @@ def run_once(
 ) -> OneShot:
     """Run `argv` in the sandbox to its end (or `timeout_s`), stdout and stderr together
     into a file (RLIMIT_FSIZE bounds it); the last `output_bytes` of it are returned.
-    SandboxUnavailable when bubblewrap could not set the sandbox up (the runner's fault)."""
+    SandboxUnavailable when bubblewrap could not set the sandbox up (the runner's fault);
+    ProgramNotRun, one of those, when it could not exec `argv[0]`."""
     caps, cgroup, launch = _prepare(
         workdir, argv=argv, limits=limits, mounts=mounts, env=env, may_run_bare=allow_unsandboxed
     )
@@ -372,10 +377,24 @@ def run_once(
             done.scratch.close()
         lines = [line.strip() for line in done.output.splitlines() if line.strip()]
         why = lines[-1][:200] if lines else "no message"
+        if why.startswith(f"bwrap: execvp {argv[0]}: "):
+            # Only bwrap writes before the exec, so this line is its own: the sandbox was
+            # set up, and the program named could not be run.
+            raise ProgramNotRun(f"cannot run {argv[0]}: {why}", done.output)
         raise SandboxUnavailable(
             f"bubblewrap failed to set up the sandbox (exited with status {done.returncode}): {why}"
         )
     return done
+
+
+class ProgramNotRun(SandboxUnavailable):
+    """bubblewrap set the sandbox up but could not exec `argv[0]` (not found, not
+    executable). The runner's fault unless the program is the caller's to name: a
+    build command is the bot's own (bot.json), and `builds` makes that its failure."""
+
+    def __init__(self, message: str, output: str) -> None:
+        super().__init__(message)
+        self.output = output
 
 
 def _run_once(
