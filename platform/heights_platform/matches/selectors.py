@@ -26,8 +26,9 @@ def seats_prefetch() -> Prefetch[Any]:
 
 
 def match_list() -> QuerySet[Match]:
+    """Matches with their seats, annotated with `seed_revealed` (`Match.with_secrecy`)."""
     return (
-        Match.objects.select_related("ladder", "replay")
+        Match.with_secrecy(Match.objects.select_related("ladder", "replay"))
         .defer("replay__data")
         .prefetch_related(seats_prefetch())
         .order_by("-created_at")
@@ -123,14 +124,14 @@ MATCH_VALUES = (
     "created_at",
     "started_at",
     "finished_at",
+    "seed_revealed",  # Match.with_secrecy: may the seed and the replay be shown
 )
 
 
 def match_list_values() -> QuerySet[Match, dict[str, Any]]:
     """Matches, newest first, as `MATCH_VALUES` dicts (the API's list pages)."""
-    rows: QuerySet[Match, dict[str, Any]] = Match.objects.order_by("-created_at").values(
-        *MATCH_VALUES
-    )
+    ordered = Match.with_secrecy(Match.objects.order_by("-created_at"))
+    rows: QuerySet[Match, dict[str, Any]] = ordered.values(*MATCH_VALUES)
     return rows
 
 
