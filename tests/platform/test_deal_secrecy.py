@@ -150,3 +150,29 @@ def test_a_failed_sibling_ends_the_deal(
     _shown(api, site, first, replay)
     detail = api.get(f"/api/v1/matches/{second.pk}/").json()
     assert detail["seed"] is None  # a failed match shows no seed, as before
+
+
+def test_a_bots_log_of_a_finished_rotation_waits_for_its_siblings(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    client_for: Callable[[User], APIClient],
+    sent_tasks: list[dict[str, Any]],
+) -> None:
+    """What a bot wrote in one rotation (its observations: the markets, its dice) is of
+    the deal its siblings still play: its owner reads it once they have ended."""
+    first, second = _duplicate_tournament(make_user, make_active_bot)
+    result = play_result(first)
+    seats = tuple(replace(s, log=f"seat {s.seat} saw the markets\n") for s in result.seats)
+    match_result_record(result=replace(result, seats=seats))
+    seat = first.seats.select_related("bot_version__bot__owner").get(seat=0)
+    owner = client_for(seat.bot_version.bot.owner)
+    url = f"/api/v1/matches/{first.pk}/seats/0/log/"
+
+    withheld = owner.get(url)
+    assert withheld.status_code == 200
+    assert withheld.json()["status"] == "finished"
+    assert withheld.json()["log"] == ""
+
+    match_result_record(result=play_result(second))
+    assert owner.get(url).json()["log"] == "seat 0 saw the markets\n"

@@ -145,7 +145,8 @@ def access_match_by_id(*, match_id: Any) -> Match:
 def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSeat, str]:
     """A seat and its bot's log, for the bot's owner and staff; anyone else gets 404.
 
-    "" when the bot wrote nothing, or the match has not finished yet.
+    "" when the bot wrote nothing, or the match is not revealed yet (`Match.revealed`):
+    what a bot writes is what it saw, part of the deal its duplicates may still play.
     """
     row = (
         MatchSeat.objects.select_related("match", "bot_version__bot")
@@ -155,6 +156,8 @@ def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSe
     )
     if row is None or not bot_private_visible(user=user, bot=row.bot_version.bot):
         raise ApiError("not_found", "no such seat log")
+    if not row.match.is_revealed:
+        return row, ""
     text = SeatLog.objects.filter(seat=row).values_list("text", flat=True).first()
     return row, text or ""
 
