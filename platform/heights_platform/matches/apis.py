@@ -1,5 +1,6 @@
 """Matches API: lists with filters, one match's detail, and challenges (a user's bot
-against chosen opponents, unrated). The seed is shown only once a match has finished.
+against chosen opponents, unrated). The seed and the replay are shown only once a match
+has finished and so has every match on its deal (`Match.with_secrecy`).
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def _when(value: Any, zone: tzinfo) -> str | None:
 def match_row_output(row: dict[str, Any]) -> dict[str, Any]:
     """What `MatchOutputSerializer` renders (less `seats`), from a `selectors.MATCH_VALUES`
     row; tests/platform/test_matches.py holds the two to the same output."""
-    finished = row["status"] == Match.Status.FINISHED
+    revealed = row["seed_revealed"]
     group = row["duplicate_group"]
     zone = timezone.get_current_timezone()
     return {
@@ -123,13 +124,13 @@ def match_row_output(row: dict[str, Any]) -> dict[str, Any]:
         "options": row["options"],
         "catalogue": row["catalogue"],
         "seed_commitment": row["seed_commitment"],
-        "seed": row["seed"] if finished else None,  # Match.seed_public
+        "seed": row["seed"] if revealed else None,  # Match.seed_public
         "seed_chosen": row["seed_chosen"],
         "termination": row["termination"],
         "rounds": row["rounds"],
         "error": row["error"],
         "finished_seq": row["finished_seq"],
-        "replay": row["replay__id"],
+        "replay": row["replay__id"] if revealed else None,
         "created_at": _when(row["created_at"], zone),
         "started_at": _when(row["started_at"], zone),
         "finished_at": _when(row["finished_at"], zone),
@@ -161,7 +162,10 @@ class MatchOutputSerializer(serializers.Serializer[Any]):
         help_text='sha256 hex of "rolling-heights-seed-v1:{seed}", published at creation.'
     )
     seed = serializers.IntegerField(
-        source="seed_public", allow_null=True, help_text="Null until the match has finished."
+        source="seed_public",
+        allow_null=True,
+        help_text="Null until the match has finished and so has every match on its deal "
+        "(its duplicate group, one seed).",
     )
     seed_chosen = serializers.BooleanField(
         help_text="True when a person chose the seed (unrated play only), not a secret draw."
@@ -177,6 +181,9 @@ class MatchOutputSerializer(serializers.Serializer[Any]):
     seats = MatchSeatOutputSerializer(many=True)
 
     def get_replay(self, match: Match) -> int | None:
+        """Null until the seed is shown: the replay reveals it."""
+        if not match.is_revealed:
+            return None
         replay = getattr(match, "replay", None)
         return replay.pk if replay is not None else None
 

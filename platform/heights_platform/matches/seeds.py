@@ -3,8 +3,9 @@
 Seeds come from `secrets`: nobody, the platform's users included, knows one before its
 match ends. The platform's `seed_commitment` is
 `sha256(f"rolling-heights-seed-v1:{seed}".encode())` in hex, published at creation; the
-seed itself is shown once the match has finished. (The engine service publishes its
-own salted commitment; that one is not stored.)
+seed itself is shown once the match has finished and so has every match on its deal, the
+duplicates that share it (`Match.revealed`). (The engine service publishes its own
+salted commitment; that one is not stored.)
 """
 
 from __future__ import annotations

@@ -26,8 +26,9 @@ def seats_prefetch() -> Prefetch[Any]:
 
 
 def match_list() -> QuerySet[Match]:
+    """Matches with their seats, annotated with `seed_revealed` (`Match.with_secrecy`)."""
     return (
-        Match.objects.select_related("ladder", "replay")
+        Match.with_secrecy(Match.objects.select_related("ladder", "replay"))
         .defer("replay__data")
         .prefetch_related(seats_prefetch())
         .order_by("-created_at")
@@ -123,14 +124,14 @@ MATCH_VALUES = (
     "created_at",
     "started_at",
     "finished_at",
+    "seed_revealed",  # Match.with_secrecy: may the seed and the replay be shown
 )
 
 
 def match_list_values() -> QuerySet[Match, dict[str, Any]]:
     """Matches, newest first, as `MATCH_VALUES` dicts (the API's list pages)."""
-    rows: QuerySet[Match, dict[str, Any]] = Match.objects.order_by("-created_at").values(
-        *MATCH_VALUES
-    )
+    ordered = Match.with_secrecy(Match.objects.order_by("-created_at"))
+    rows: QuerySet[Match, dict[str, Any]] = ordered.values(*MATCH_VALUES)
     return rows
 
 
@@ -144,7 +145,8 @@ def access_match_by_id(*, match_id: Any) -> Match:
 def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSeat, str]:
     """A seat and its bot's log, for the bot's owner and staff; anyone else gets 404.
 
-    "" when the bot wrote nothing, or the match has not finished yet.
+    "" when the bot wrote nothing, or the match is not revealed yet (`Match.revealed`):
+    what a bot writes is what it saw, part of the deal its duplicates may still play.
     """
     row = (
         MatchSeat.objects.select_related("match", "bot_version__bot")
@@ -154,6 +156,8 @@ def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSe
     )
     if row is None or not bot_private_visible(user=user, bot=row.bot_version.bot):
         raise ApiError("not_found", "no such seat log")
+    if not row.match.is_revealed:
+        return row, ""
     text = SeatLog.objects.filter(seat=row).values_list("text", flat=True).first()
     return row, text or ""
 

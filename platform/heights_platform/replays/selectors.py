@@ -1,7 +1,11 @@
 """Reads of the replays app: lists with filters, one replay, its steps and its verification.
 
 Replays are of finished games, so every seat's view may be shown (`viewer`), and the
-seed is public. Verification re-simulates the record (heights_rules.replay.verify) and
+seed is public; but a replay (and its seed) is listed and served only once every match
+on its deal (its match's duplicate group, one seed) has ended (`Match.revealed`): until
+then it would show the deal of a game not yet played, and `_revealed` refuses it as an
+unfinished match's replay is refused, with why and how many matches remain.
+Verification re-simulates the record (heights_rules.replay.verify) and
 checks that the ranks it gives (heights_rules.ranking.final_ranks, as the runner ranks
 a match: forfeiting seats last, the Mayor ranked in solo) are the ranks recorded for
 the match, and that the stored bytes still match their sha256.
@@ -40,8 +44,10 @@ LIST_FIELDS = (
 
 
 def replay_list_page() -> QuerySet[Replay]:
-    """Replays, newest first; a list page adds the seats with `matches.selectors.seat_values`."""
-    return Replay.objects.select_related("match__ladder").only(*LIST_FIELDS).order_by("-created_at")
+    """Replays, newest first, of revealed matches only (`Match.revealed`); a list page adds
+    the seats with `matches.selectors.seat_values`."""
+    rows = Replay.objects.filter(Match.revealed("match__")).select_related("match__ladder")
+    return rows.only(*LIST_FIELDS).order_by("-created_at")
 
 
 def replays_version() -> int:
@@ -61,18 +67,24 @@ def access_replay_by_id(*, replay_id: int, with_data: bool = False) -> Replay:
     )
     if not with_data:
         queryset = queryset.defer("data")
-    replay = queryset.filter(pk=replay_id).first()
+    return _revealed(queryset, replay_id)
+
+
+def _revealed(replays: QuerySet[Replay], replay_id: int) -> Replay:
+    """The replay `replay_id` of `replays` if its match is revealed (`Match.revealed`),
+    read in the same query; else a 404 that says why."""
+    replay = Match.with_secrecy(replays, "match__").filter(pk=replay_id).first()
     if replay is None:
         raise ApiError("not_found", "no such replay")
+    if not getattr(replay, "seed_revealed", False):
+        match = Match.objects.only("pk", "status", "duplicate_group").get(pk=replay.match_id)
+        raise ApiError("not_found", match.withheld_message())
     return replay
 
 
 def access_replay_data_by_id(*, replay_id: int) -> Replay:
     """Only the record and its checksum: what step browsing needs, in one small query."""
-    replay = Replay.objects.only("pk", "data", "sha256", "match_id").filter(pk=replay_id).first()
-    if replay is None:
-        raise ApiError("not_found", "no such replay")
-    return replay
+    return _revealed(Replay.objects.only("pk", "data", "sha256", "match_id"), replay_id)
 
 
 class ReplayFilter(SeatFilters):
@@ -111,10 +123,7 @@ def _checkpoints(replay_id: int) -> stepping.CheckpointLoader:
 def access_replay_for_steps_by_id(*, replay_id: int) -> Replay:
     """The replay's id and sha256 only: step browsing reads the record itself only when
     this process has not parsed it yet (`replay_step`), a row of tens of kB saved."""
-    replay = Replay.objects.only("pk", "sha256").filter(pk=replay_id).first()
-    if replay is None:
-        raise ApiError("not_found", "no such replay")
-    return replay
+    return _revealed(Replay.objects.only("pk", "sha256", "match_id"), replay_id)
 
 
 def _record(replay: Replay) -> tuple[str, ReplayRecord]:

@@ -15,7 +15,6 @@ from heights_platform.bots.models import Bot
 from heights_platform.common.errors import ApiError
 from heights_platform.ladders import selectors as ladders
 from heights_platform.ladders.models import LadderEntry
-from heights_platform.matches.models import Match
 from heights_platform.matches.selectors import (
     MatchFilter,
     access_match_by_id,
@@ -148,7 +147,7 @@ def match_detail(request: HttpRequest, match_id: uuid.UUID) -> HttpResponse:
     query_read(request.GET, {})
     match = access_match_by_id(match_id=match_id)
     row = match_rows(user=request.user, matches=[match])[0]
-    replay = getattr(match, "replay", None) if match.status == Match.Status.FINISHED else None
+    replay = getattr(match, "replay", None) if match.is_revealed else None
     return page(request, "match.html", {"match": match, "row": row, "replay": replay})
 
 

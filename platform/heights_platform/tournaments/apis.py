@@ -312,7 +312,10 @@ class MatchOutputSerializer(serializers.Serializer[Match]):
         help_text='sha256 hex of "rolling-heights-seed-v1:{seed}", published at creation.'
     )
     seed = serializers.IntegerField(
-        source="seed_public", allow_null=True, help_text="Null until the match has finished."
+        source="seed_public",
+        allow_null=True,
+        help_text="Null until the match has finished and so has every match on its deal "
+        "(its duplicate group, one seed).",
     )
     seed_chosen = serializers.BooleanField()
     termination = serializers.CharField()

@@ -224,7 +224,7 @@ def tournament_matches_by_round(
     *, tournament: Tournament, round_number: int | None = None
 ) -> dict[int, list[Match]]:
     qs = (
-        Match.objects.filter(tournament=tournament)
+        Match.with_secrecy(Match.objects.filter(tournament=tournament))
         .prefetch_related("seats__bot_version__bot__owner")
         .order_by("tournament_round", "created_at", "pk")
     )
