@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import subprocess
+import sys
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -292,3 +295,39 @@ def test_a_link_cut_short_by_the_output_bound_says_so(
     expected = "ran out of space; a build's output is at most 1 MiB, its /tmp 64 MiB"
     assert expected in str(failed.value), failed.value
     assert not (tmp_path / ("7" * 64 + ".build")).exists()
+
+
+def test_a_build_output_made_unreadable_is_copied_by_a_runner_without_privileges(
+    tmp_path: Path,
+) -> None:
+    # The deployed runner is uid 10001 without capabilities: it owns what a build wrote
+    # (bwrap maps the sandbox's user to it) but is bound by its modes. A build's
+    # `chmod 0` on a file or folder of /build made the copy raise PermissionError, a
+    # runner fault (the match played again, then voided), where a root runner read on.
+    # Run here as root without the two capabilities that pass over modes.
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to drop the capabilities that pass over modes")
+    out = tmp_path / "out"
+    (out / "lib").mkdir(parents=True)
+    (out / "bot").write_bytes(b"program")
+    (out / "lib" / "data").write_bytes(b"data")
+    for path in (out / "bot", out / "lib" / "data", out / "lib", out):
+        path.chmod(0)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom heights_runner import builds\n"
+        "from heights_runner.runtimes import BUILD_LIMITS\n"
+        "print(builds._copy_out(Path(sys.argv[1]), Path(sys.argv[2]), BUILD_LIMITS))\n"
+    )
+    drop = ["--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all"]
+    ran = subprocess.run(
+        [setpriv, *drop, sys.executable, "-c", code, str(out), str(copy)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (ran.returncode, ran.stdout) == (0, "None\n"), ran.stderr
+    assert (copy / "bot").read_bytes() == b"program"
+    assert (copy / "lib" / "data").read_bytes() == b"data"
