@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
-import tempfile
+import sys
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -296,54 +297,40 @@ def test_a_link_cut_short_by_the_output_bound_says_so(
     assert not (tmp_path / ("7" * 64 + ".build")).exists()
 
 
-NOBODY = 65534
-
-
-def _copied_as_nobody(source: Path, target: Path) -> str:
-    """builds._copy_out's answer (or its error) as a non-root runner gets it."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: nothing but the call and its answer, then out
-        os.close(read)
-        try:
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            answer = str(builds._copy_out(source, target, BUILD_LIMITS))
-        except BaseException as err:
-            answer = repr(err)
-        os.write(write, answer.encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        answer = pipe.read().decode()
-    os.waitpid(pid, 0)
-    return answer
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="plays a non-root runner by switching to nobody")
-def test_what_the_build_made_unreadable_is_copied_not_a_runner_fault() -> None:
-    # A build's files are the runner's own (its uid in the sandbox), and the build may
-    # chmod a folder 000 or a file 200: a non-root runner then cannot list or read it.
-    # The PermissionError was an OSError the runner takes as its own cache's fault (the
-    # match played again, then voided); a root runner reads it anyway.
-    root = Path(tempfile.mkdtemp(prefix="heights-unreadable-build-"))
-    try:
-        root.chmod(0o755)
-        source, target = root / "build", root / "staging"
-        (source / "locked" / "inside").mkdir(parents=True)
-        (source / "bot").write_bytes(b"\x7fELF")
-        target.mkdir()
-        for folder, dirs, files in os.walk(root):
-            for path in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
-                os.chown(path, NOBODY, NOBODY)
-        (source / "locked").chmod(0)
-        (source / "bot").chmod(0o200)
-        assert _copied_as_nobody(source, target) == "None"
-        assert (target / "locked" / "inside").is_dir()
-        assert (target / "bot").read_bytes() == b"\x7fELF"
-    finally:
-        subprocess.run(["rm", "-rf", "--", str(root)], check=True)
+def test_a_build_output_made_unreadable_is_copied_by_a_runner_without_privileges(
+    tmp_path: Path,
+) -> None:
+    # The deployed runner is uid 10001 without capabilities: it owns what a build wrote
+    # (bwrap maps the sandbox's user to it) but is bound by its modes. A build's
+    # `chmod 0` on a file or folder of /build made the copy raise PermissionError, a
+    # runner fault (the match played again, then voided), where a root runner read on.
+    # Run here as root without the two capabilities that pass over modes.
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to drop the capabilities that pass over modes")
+    out = tmp_path / "out"
+    (out / "lib").mkdir(parents=True)
+    (out / "bot").write_bytes(b"program")
+    (out / "lib" / "data").write_bytes(b"data")
+    for path in (out / "bot", out / "lib" / "data", out / "lib", out):
+        path.chmod(0)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom heights_runner import builds\n"
+        "from heights_runner.runtimes import BUILD_LIMITS\n"
+        "print(builds._copy_out(Path(sys.argv[1]), Path(sys.argv[2]), BUILD_LIMITS))\n"
+    )
+    drop = ["--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all"]
+    ran = subprocess.run(
+        [setpriv, *drop, sys.executable, "-c", code, str(out), str(copy)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (ran.returncode, ran.stdout) == (0, "None\n"), ran.stderr
+    assert (copy / "bot").read_bytes() == b"program"
+    assert (copy / "lib" / "data").read_bytes() == b"data"
 
 
 @pytest.mark.parametrize(

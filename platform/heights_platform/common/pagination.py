@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db import DataError
 from django.db.models import QuerySet
 from rest_framework import pagination
 from rest_framework.exceptions import NotFound
@@ -33,10 +34,11 @@ class CursorPagination(pagination.CursorPagination):
         """A cursor carries the ordering field's value in the last row shown, and nothing
         signs it: a forged one that is no value of that field (a time, a number) fails in
         the lookup (ValidationError, ValueError), and is refused as DRF refuses any other
-        malformed cursor."""
+        malformed cursor. So is a time PostgreSQL cannot hold once in UTC, where it
+        compares (0001-01-01T00:00+23:59): a DataError there."""
         try:
             return super().paginate_queryset(queryset, request, view)
-        except (ValidationError, ValueError, TypeError):
+        except (ValidationError, ValueError, TypeError, DataError):
             if getattr(self, "cursor", None) is None:
                 raise  # no cursor was given: not the client's doing
             raise NotFound(self.invalid_cursor_message) from None

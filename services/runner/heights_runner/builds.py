@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -147,8 +148,6 @@ def _failed(done: OneShot, limits: BuildLimits) -> str | None:
         )
     if done.returncode != 0:
         return f"exited with status {done.returncode}"
-    if not any(done.scratch.path.iterdir()):
-        return f"wrote nothing to {BUILD_DIR}"
     return None
 
 
@@ -159,9 +158,9 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
     file is written out whole) added up before it is written, so the disk gets at most
     the bounds whatever the tmpfs held (hard links, sparse files, many empty files).
     Walked without recursion (1,500 nested folders raised RecursionError in os.walk);
-    links are copied as links, never followed. What the build made unreadable (chmod
-    000) is its own, the runner's uid in the sandbox: the runner makes it readable to
-    itself again, as a root runner reads it anyway, so that is never the runner's fault.
+    links are copied as links, never followed. What the build made unreadable (`chmod
+    0`) is made readable first: the deployed runner owns it but has no capability to
+    read past its modes, and a PermissionError here was a runner fault.
     A path the copy cannot make on the runner (its folder is longer than /build) is the
     build's: ENAMETOOLONG."""
     entries = size = 0
@@ -171,7 +170,8 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
         if level > MAX_DEPTH:
             return _too_deep()
         try:
-            with _listing(folder) as found:
+            _owner_may(folder, os.stat(folder).st_mode, 0o700)
+            with os.scandir(folder) as found:
                 for entry in found:
                     entries += 1
                     if entries > limits.output_files:
@@ -191,8 +191,7 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
                         size += stats.st_size
                         if size > limits.output_mib * _MIB:
                             return _too_big(limits)
-                        if not stats.st_mode & 0o400:
-                            os.chmod(entry.path, (stats.st_mode & 0o777) | 0o400)
+                        _owner_may(entry.path, stats.st_mode, 0o400)
                         shutil.copyfile(entry.path, copy, follow_symlinks=False)
                         os.chmod(copy, stats.st_mode & 0o777)
                     else:
@@ -201,16 +200,13 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
             if err.errno != errno.ENAMETOOLONG:  # long names reach PATH_MAX sooner
                 raise
             return _too_deep()
-    return None
+    return None if entries else f"wrote nothing to {BUILD_DIR}"
 
 
-def _listing(folder: str) -> os._ScandirIterator[str]:
-    """`os.scandir(folder)`, the folder made listable first if the build had made it not."""
-    try:
-        return os.scandir(folder)
-    except PermissionError:
-        os.chmod(folder, 0o700)  # the build's own folder (see _copy_out); not a link
-        return os.scandir(folder)
+def _owner_may(path: str, mode: int, bits: int) -> None:
+    """Give the owner `bits` of `path` (a file or folder in the build's tmpfs, never a link)."""
+    if mode & bits != bits:
+        os.chmod(path, stat.S_IMODE(mode) | bits)
 
 
 def _too_deep() -> str:
