@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from heights_platform.bots.models import Bot, BotVersion
 from heights_platform.matches.models import Match
-from heights_platform.tournaments.models import Tournament
+from heights_platform.tournaments.models import Tournament, TournamentEntry
 from heights_platform.tournaments.services import MAX_ENTRIES, MAX_ROUND_ROBIN_ENTRIES
 
 URL = "/api/v1/tournaments/"
@@ -200,6 +200,35 @@ def test_a_round_robin_is_full_at_32_entries_other_formats_later(
         response = owner_client.post(f"{URL}{swiss}/entries/", {"bot": bot.pk})
         assert response.status_code == 201, response.json()
     assert MAX_ENTRIES > MAX_ROUND_ROBIN_ENTRIES
+
+
+def test_a_round_robin_over_its_bound_does_not_start(
+    owner_client: APIClient, owner: User, make_active_bot: Callable[..., Bot]
+) -> None:
+    # Entries registered before the bound existed (made here past registration's check):
+    # the start would build their whole schedule in the request, so it is refused too.
+    tid = create(owner_client)["id"]
+    tournament = Tournament.objects.get(pk=tid)
+    for n in range(MAX_ROUND_ROBIN_ENTRIES + 2):
+        bot = make_active_bot(owner, f"old{n}")
+        assert bot.active_version is not None
+        TournamentEntry.objects.create(
+            tournament=tournament, bot=bot, bot_version=bot.active_version
+        )
+    refused = owner_client.post(f"{URL}{tid}/start/")
+    assert refused.status_code == 409, refused.json()
+    body = refused.json()
+    assert body["message"] == (
+        f"{MAX_ROUND_ROBIN_ENTRIES + 2} entries cannot start: a round robin tournament "
+        f"takes at most {MAX_ROUND_ROBIN_ENTRIES}; withdraw 2"
+    )
+    assert body["details"] == {
+        "entries": MAX_ROUND_ROBIN_ENTRIES + 2,
+        "limit": MAX_ROUND_ROBIN_ENTRIES,
+    }
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.REGISTRATION  # nothing changed
+    assert not Match.objects.filter(tournament=tournament).exists()
 
 
 def test_cannot_register_another_users_bot(

@@ -206,6 +206,17 @@ def tournament_start(*, tournament: Tournament, user: AnyUser | None = None) -> 
                 f"at least {needed} entries are needed to start",
                 {"entries": len(entries)},
             )
+        # Registration refuses entries past the bound; a tournament registered before the
+        # bound existed may hold more, and its schedule would be built here, unbounded.
+        limit = max_entries(tournament=locked)
+        if len(entries) > limit:
+            kind = locked.format.replace("_", " ")
+            raise ApiError(
+                "conflict",
+                f"{len(entries)} entries cannot start: a {kind} tournament takes at most "
+                f"{limit}; withdraw {len(entries) - limit}",
+                {"entries": len(entries), "limit": limit},
+            )
         _schedule_start(tournament=locked, entries=entries)
     return locked
 
