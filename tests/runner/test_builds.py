@@ -141,7 +141,7 @@ def test_a_build_command_that_fails_at_once_is_still_the_bots(tmp_path: Path) ->
 
 DEEP_JAVA = b"""
 import java.nio.file.*;
-public class Deep {
+public class Fill {
     public static void main(String[] args) throws Exception {
         StringBuilder path = new StringBuilder("/build");
         for (int i = 0; i < 1500; i++) path.append("/a");
@@ -157,39 +157,18 @@ def test_a_build_that_nests_folders_past_any_use_is_the_bots_build_failure(
     # 1,500 nested folders in /build: sealing them (os.walk) and removing them
     # (shutil.rmtree) both raised RecursionError, a runner fault: the match was played
     # again, rebuilding each time, then voided as an infrastructure failure.
-    manifest = b'{"language": "java", "entry": "Main.java", "build": "java /bot/Deep.java"}'
-    main = b"public class Main { public static void main(String[] a) {} }\n"
-    archive = io.BytesIO()
-    with zipfile.ZipFile(archive, "w") as z:
-        z.writestr("bot.json", manifest)
-        z.writestr("Main.java", main)
-        z.writestr("Deep.java", DEEP_JAVA)
-    bundle = bundle_check("deep.zip", archive.getvalue())
-    try:
-        build_toolchain(bundle.runtime)
-    except ToolchainMissingError as missing:
-        pytest.skip(str(missing))
-    workdir = tmp_path / ("3" * 64)
-    workdir.mkdir()
-    for path, data in bundle.files.items():
-        (workdir / path).write_bytes(data)
-    with pytest.raises(BuildFailedError) as failed:
-        built(bundle, workdir, "3" * 64)
-    assert "nested" in str(failed.value), failed.value
-    assert not list(tmp_path.glob(".*-build-*"))  # the deep staging is removed too
-    assert not (tmp_path / ("3" * 64 + ".build")).exists()
+    message = _failed_java_build(tmp_path, DEEP_JAVA, "3")  # the deep staging removed too
+    assert "nested" in message, message
 
 
-def _failed_java_build(tmp_path: Path, source: bytes, name: str) -> str:
-    """Build a Java bot whose build command runs `source` (class Fill, launched as a
-    single file): the BuildFailedError's message it must end in, nothing left behind."""
-    manifest = b'{"language": "java", "entry": "Main.java", "build": "java /bot/Fill.java"}'
+def _failed_build(tmp_path: Path, files: dict[str, bytes], name: str) -> BuildFailedError:
+    """Build the zipped `files` in a folder named `name` * 64: the BuildFailedError it
+    must end in, with nothing of it left behind."""
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as z:
-        z.writestr("bot.json", manifest)
-        z.writestr("Main.java", b"public class Main { public static void main(String[] a) {} }\n")
-        z.writestr("Fill.java", source)
-    bundle = bundle_check("fill.zip", archive.getvalue())
+        for member, content in files.items():
+            z.writestr(member, content)
+    bundle = bundle_check(f"{name}.zip", archive.getvalue())
     try:
         build_toolchain(bundle.runtime)
     except ToolchainMissingError as missing:
@@ -202,7 +181,18 @@ def _failed_java_build(tmp_path: Path, source: bytes, name: str) -> str:
         built(bundle, workdir, name * 64)
     assert not list(tmp_path.glob(".*-build-*"))  # nothing of it left on the disk
     assert not (tmp_path / (name * 64 + ".build")).exists()
-    return str(failed.value)
+    return failed.value
+
+
+def _failed_java_build(tmp_path: Path, source: bytes, name: str) -> str:
+    """Build a Java bot whose build command runs `source` (class Fill, launched as a
+    single file): the BuildFailedError's message it must end in, nothing left behind."""
+    files = {
+        "bot.json": b'{"language": "java", "entry": "Main.java", "build": "java /bot/Fill.java"}',
+        "Main.java": b"public class Main { public static void main(String[] a) {} }\n",
+        "Fill.java": source,
+    }
+    return str(_failed_build(tmp_path, files, name))
 
 
 # Writes 1 MiB blocks to /build/fill until a write fails, at most 32 MiB: the test's own
@@ -346,25 +336,11 @@ def test_a_build_command_that_cannot_be_run_is_the_bots_build_failure(
     # The build command is the bot's own (bot.json), so bwrap failing to exec it is the
     # bot's build failure, not a sandbox that could not be set up (the runner's fault,
     # which played the match again, then voided it).
-    archive = io.BytesIO()
-    with zipfile.ZipFile(archive, "w") as z:
-        z.writestr("bot.json", f'{{"language": "cpp", "entry": "main.cpp", "build": "{build}"}}')
-        z.writestr("main.cpp", b"int main() { return 0; }\n")
-        for name, data in files.items():
-            z.writestr(name, data)
-    bundle = bundle_check("typo.zip", archive.getvalue())
-    try:
-        build_toolchain(bundle.runtime)
-    except ToolchainMissingError as missing:
-        pytest.skip(str(missing))
-    workdir = tmp_path / ("8" * 64)
-    workdir.mkdir()
-    for path, data in bundle.files.items():
-        (workdir / path).write_bytes(data)
-    with pytest.raises(BuildFailedError) as failed:
-        built(bundle, workdir, "8" * 64)
-    assert "could not be run" in str(failed.value), failed.value
-    assert build.split(maxsplit=1)[0] in failed.value.output, failed.value.output
+    manifest = f'{{"language": "cpp", "entry": "main.cpp", "build": "{build}"}}'.encode()
+    files = {"bot.json": manifest, "main.cpp": b"int main() { return 0; }\n", **files}
+    failed = _failed_build(tmp_path, files, "8")
+    assert "could not be run" in str(failed), failed
+    assert build.split(maxsplit=1)[0] in failed.output, failed.output
 
 
 # A file at ~4,080 bytes of path inside the sandbox, under PATH_MAX; on the runner its
