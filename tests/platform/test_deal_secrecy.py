@@ -176,3 +176,49 @@ def test_a_bots_log_of_a_finished_rotation_waits_for_its_siblings(
 
     match_result_record(result=play_result(second))
     assert owner.get(url).json()["log"] == "seat 0 saw the markets\n"
+
+
+def test_a_forfeit_detail_of_a_finished_rotation_waits_for_its_siblings(
+    make_user: Callable[..., User],
+    make_active_bot: Callable[..., Bot],
+    play_result: Callable[..., MatchResult],
+    sent_tasks: list[dict[str, Any]],
+    committed: Callable[[], Any],
+) -> None:
+    """A crash's forfeit detail quotes the bot's last stderr line, public: what it wrote
+    of the deal (its dice, the markets) waits for the siblings, as its log does."""
+    first, second = _duplicate_tournament(make_user, make_active_bot)
+    words = "last words: my dice were 3 and 5"
+    result = play_result(first, forfeit_seat=0)
+    seats = tuple(
+        replace(s, forfeit=replace(s.forfeit, detail=words)) if s.forfeit else s
+        for s in result.seats
+    )
+    with committed():  # the bots' cached match lists are bumped once a result commits
+        match_result_record(result=replace(result, seats=seats))
+    api, site = APIClient(), Client()
+
+    def details() -> list[str]:
+        detail = api.get(f"/api/v1/matches/{first.pk}/").json()
+        listed = api.get("/api/v1/matches/").json()["results"]
+        (row,) = [r for r in listed if r["id"] == str(first.pk)]
+        bot = first.seats.get(seat=0).bot_version.bot_id
+        by_bot = api.get(f"/api/v1/matches/?bot={bot}").json()["results"]
+        (mine,) = [r for r in by_bot if r["id"] == str(first.pk)]
+        return [
+            seats[0]["forfeit"]["detail"]
+            for seats in (detail["seats"], row["seats"], mine["seats"])
+        ]
+
+    assert details() == ["", "", ""]
+    assert api.get(f"/api/v1/matches/{first.pk}/").json()["seats"][0]["forfeit"]["reason"]
+    assert words not in site.get(f"/matches/{first.pk}/").content.decode()
+    assert words not in site.get("/").content.decode()
+
+    with committed():
+        match_result_record(result=play_result(second))
+    assert details() == [words, words, words]
+    assert words in site.get(f"/matches/{first.pk}/").content.decode()
+    replay = Replay.objects.get(match=first)
+    shown = api.get(f"/api/v1/replays/{replay.pk}/").json()["seats"][0]["forfeit"]["detail"]
+    assert shown == words

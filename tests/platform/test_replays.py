@@ -96,14 +96,18 @@ def test_list_rows_are_what_the_serializers_render(
     play_result: Callable[..., MatchResult],
 ) -> None:
     """The lists read seats as plain values (fast); their rows equal the serializers'."""
+    from django.db.models import Prefetch
+
     from heights_platform.matches.apis import MatchOutputSerializer
-    from heights_platform.matches.selectors import match_list
+    from heights_platform.matches.selectors import match_list, seats_prefetch
     from heights_platform.replays.apis import ReplayOutputSerializer
 
     a, b = finished["a"].active_version, finished["b"].active_version
     forfeited = match_create(kind="challenge", seats=[a, b], players=2, options={})
     _record(forfeited, play_result, forfeit_seat=1)  # a seat with a forfeit, too
-    replays = Replay.objects.select_related("match__ladder").prefetch_related("match__seats")
+    # The seats as the detail reads them (`seats_prefetch`: the forfeit detail as shown).
+    seats = Prefetch("match__seats", queryset=seats_prefetch().queryset)
+    replays = Replay.objects.select_related("match__ladder").prefetch_related(seats)
     expected = ReplayOutputSerializer(replays.order_by("-created_at"), many=True).data
     assert api.get("/api/v1/replays/").json()["results"] == json.loads(json.dumps(expected))
     assert any(seat["forfeit"] for row in expected for seat in row["seats"])

@@ -36,7 +36,12 @@ from heights_platform.matches.models import Match, MatchSeat
 class ForfeitOutputSerializer(serializers.Serializer[Any]):
     reason = serializers.CharField(source="forfeit_reason")
     step = serializers.IntegerField(source="forfeit_step", allow_null=True)
-    detail = serializers.CharField(source="forfeit_detail")
+    # "" until the match is revealed (`MatchSeat.DETAIL_SHOWN`, read by `seats_prefetch`).
+    detail = serializers.CharField(
+        source=MatchSeat.DETAIL_SHOWN,
+        help_text="Empty until the match's seed is shown (a crash's detail quotes the "
+        "bot's last stderr line, what it saw of the deal).",
+    )
 
 
 @extend_schema_serializer(component_name="MatchSeat")

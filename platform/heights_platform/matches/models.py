@@ -158,6 +158,20 @@ class MatchSeat(models.Model):
         constraints = [models.UniqueConstraint(fields=["match", "seat"], name="match_seat_once")]
         indexes = [models.Index(fields=["bot_version", "match"])]
 
+    # `forfeit_detail` as every view shows it: "" until the match is revealed
+    # (`Match.revealed`), as a crash's detail quotes the bot's last stderr line, what it
+    # wrote of the deal (its dice, the markets) that its duplicates may still play.
+    DETAIL_SHOWN = "forfeit_detail_shown"
+
+    @staticmethod
+    def detail_shown() -> models.Case:
+        """The expression of `DETAIL_SHOWN`, for a queryset of seats."""
+        return models.Case(
+            models.When(Match.revealed("match__"), then=models.F("forfeit_detail")),
+            default=models.Value(""),
+            output_field=models.TextField(),
+        )
+
 
 class SeatLog(models.Model):
     """What a seat's bot wrote on stderr in its match (the runner keeps the last 64 KiB).

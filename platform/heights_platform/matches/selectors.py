@@ -20,7 +20,8 @@ def seats_prefetch() -> Prefetch[Any]:
     return Prefetch(
         "seats",
         queryset=MatchSeat.objects.select_related("bot_version__bot__owner")
-        .defer("bot_version__content")
+        .defer("bot_version__content", "forfeit_detail")
+        .annotate(**{MatchSeat.DETAIL_SHOWN: MatchSeat.detail_shown()})
         .order_by("seat"),
     )
 
@@ -48,7 +49,6 @@ SEAT_VALUES = (
     "score",
     "forfeit_reason",
     "forfeit_step",
-    "forfeit_detail",
     "moves",
     "think_ms",
     "max_move_ms",
@@ -59,10 +59,13 @@ def seat_values(
     *, match_ids: Sequence[Any], extra: Sequence[str] = ()
 ) -> dict[Any, list[dict[str, Any]]]:
     """The seats of these matches, in seat order, as `SEAT_VALUES` dicts by match id
-    (with the `extra` columns too, e.g. what the site needs to link a seat's bot)."""
+    (with the `extra` columns too, e.g. what the site needs to link a seat's bot), each
+    with its `forfeit_detail` as shown (`MatchSeat.DETAIL_SHOWN`)."""
     found: dict[Any, list[dict[str, Any]]] = {match_id: [] for match_id in match_ids}
     seats = MatchSeat.objects.filter(match_id__in=list(found)).order_by("match_id", "seat")
-    for row in seats.values(*SEAT_VALUES, *extra):
+    shown = {MatchSeat.DETAIL_SHOWN: MatchSeat.detail_shown()}
+    for row in seats.values(*SEAT_VALUES, *extra, **shown):
+        row["forfeit_detail"] = row.pop(MatchSeat.DETAIL_SHOWN)
         found[row["match_id"]].append(row)
     return found
 
