@@ -173,9 +173,14 @@ def test_a_bots_log_of_a_finished_rotation_waits_for_its_siblings(
     assert withheld.status_code == 200
     assert withheld.json()["status"] == "finished"
     assert withheld.json()["log"] == ""
+    assert withheld.json()["withheld"] == (
+        f"the bot's log of match {first.pk} is withheld until the 1 other match on the "
+        "same deal (its seed) has ended"
+    )
 
     match_result_record(result=play_result(second))
-    assert owner.get(url).json()["log"] == "seat 0 saw the markets\n"
+    shown = owner.get(url).json()
+    assert (shown["log"], shown["withheld"]) == ("seat 0 saw the markets\n", "")
 
 
 def test_a_forfeit_detail_of_a_finished_rotation_waits_for_its_siblings(

@@ -58,6 +58,7 @@ def test_the_owner_reads_their_seat_log_and_nobody_else_does(
         "seat": 0,
         "status": "finished",
         "log": "thinking\ufffd hard\n",  # PostgreSQL text takes no NUL
+        "withheld": "",
     }
     assert mine["Cache-Control"] == "private, no-store"
 
@@ -130,6 +131,9 @@ def test_a_queued_match_has_no_log_yet(
     assert reply.status_code == 200
     assert reply.json()["status"] == "queued"
     assert reply.json()["log"] == ""
+    assert reply.json()["withheld"] == (
+        f"match {match.pk} is queued: its bot's log is shown once it has finished"
+    )
 
 
 def test_logs_of_old_matches_are_pruned_and_the_matches_stay(

@@ -240,7 +240,8 @@ class MatchDetailApi(GenericAPIView[Match]):
 
 class SeatLogApi(GenericAPIView[MatchSeat]):
     """What a seat's bot wrote on stderr in this match (its last 64 KiB), for the bot's
-    owner and staff; 404 for anyone else. Empty until the match has finished."""
+    owner and staff; 404 for anyone else. Empty, and `withheld` says why, until the match
+    and every match on its deal have ended."""
 
     @extend_schema_serializer(component_name="SeatLog")
     class OutputSerializer(serializers.Serializer[Any]):
@@ -250,12 +251,24 @@ class SeatLogApi(GenericAPIView[MatchSeat]):
         log = serializers.CharField(
             help_text="The bot's stderr; a first line says how many earlier bytes were dropped."
         )
+        withheld = serializers.CharField(
+            help_text="Why `log` is not shown yet (the match, or another match on its deal, "
+            "has not ended); empty once it is."
+        )
 
     serializer_class = OutputSerializer
 
     def get(self, request: Request, match_id: str, seat: int) -> Response:
-        row, text = selectors.access_seat_log(user=request.user, match_id=match_id, seat=seat)
-        data = {"match": row.match_id, "seat": row.seat, "status": row.match.status, "log": text}
+        row, text, withheld = selectors.access_seat_log(
+            user=request.user, match_id=match_id, seat=seat
+        )
+        data = {
+            "match": row.match_id,
+            "seat": row.seat,
+            "status": row.match.status,
+            "log": text,
+            "withheld": withheld,
+        }
         response = Response(self.OutputSerializer(data).data)
         response["Cache-Control"] = "private, no-store"
         return response

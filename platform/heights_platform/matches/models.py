@@ -127,14 +127,15 @@ class Match(models.Model):
     def seed_public(self) -> int | None:
         return self.seed if self.is_revealed else None
 
-    def withheld_message(self) -> str:
-        """Why this match's replay is not shown (it is not revealed)."""
+    def withheld_message(self, what: str = "replay") -> str:
+        """Why this match's `what` (its replay, a bot's log) is not shown (it is not
+        revealed)."""
         if self.status != self.Status.FINISHED:
-            return f"match {self.pk} is {self.status}: its replay is shown once it has finished"
+            return f"match {self.pk} is {self.status}: its {what} is shown once it has finished"
         remain = self.unended_on_deal()
         matches, have = ("match", "has") if remain == 1 else ("matches", "have")
         return (
-            f"the replay of match {self.pk} is withheld until the {remain} other {matches} "
+            f"the {what} of match {self.pk} is withheld until the {remain} other {matches} "
             f"on the same deal (its seed) {have} ended"
         )
 

@@ -145,11 +145,13 @@ def access_match_by_id(*, match_id: Any) -> Match:
     return match
 
 
-def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSeat, str]:
-    """A seat and its bot's log, for the bot's owner and staff; anyone else gets 404.
+def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSeat, str, str]:
+    """A seat, its bot's log, and why the log is withheld ("" when it is not), for the
+    bot's owner and staff; anyone else gets 404.
 
-    "" when the bot wrote nothing, or the match is not revealed yet (`Match.revealed`):
-    what a bot writes is what it saw, part of the deal its duplicates may still play.
+    The log is "" when the bot wrote nothing, or while the match is not revealed
+    (`Match.revealed`), which the third value then says: what a bot writes is what it
+    saw, part of the deal its duplicates may still play.
     """
     row = (
         MatchSeat.objects.select_related("match", "bot_version__bot")
@@ -160,9 +162,9 @@ def access_seat_log(*, user: AnyUser, match_id: Any, seat: int) -> tuple[MatchSe
     if row is None or not bot_private_visible(user=user, bot=row.bot_version.bot):
         raise ApiError("not_found", "no such seat log")
     if not row.match.is_revealed:
-        return row, ""
+        return row, "", row.match.withheld_message("bot's log")
     text = SeatLog.objects.filter(seat=row).values_list("text", flat=True).first()
-    return row, text or ""
+    return row, text or "", ""
 
 
 @extend_schema_field(PATH_SCHEMAS["id"])
