@@ -77,7 +77,6 @@ def built(bundle: Bundle, workdir: Path, sha256: str, allow_unsandboxed: bool = 
     staging = Path(tempfile.mkdtemp(prefix=f".{sha256[:16]}-build-", dir=workdir.parent))
     try:
         _run(bundle, workdir, staging, allow_unsandboxed)
-        _seal(staging)
         os.rename(staging, target)
     except OSError:
         remove_tree(staging)
@@ -162,9 +161,13 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
     0`) is made readable first: the deployed runner owns it but has no capability to
     read past its modes, and a PermissionError here was a runner fault.
     A path the copy cannot make on the runner (its folder is longer than /build) is the
-    build's: ENAMETOOLONG."""
+    build's: ENAMETOOLONG.
+
+    The copy is sealed as it is made: read-only for everyone, still readable (and its
+    programs runnable) by the bot's user; its folders, `target` too, once all is in."""
     entries = size = 0
     todo = [(str(source), str(target), 0)]
+    folders = [str(target)]
     while todo:
         folder, into, level = todo.pop()
         if level > MAX_DEPTH:
@@ -185,6 +188,7 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
                         os.symlink(os.readlink(entry.path), copy)
                     elif entry.is_dir(follow_symlinks=False):
                         os.mkdir(copy, 0o700)
+                        folders.append(copy)
                         todo.append((entry.path, copy, level + 1))
                     elif entry.is_file(follow_symlinks=False):
                         stats = entry.stat(follow_symlinks=False)
@@ -193,14 +197,18 @@ def _copy_out(source: Path, target: Path, limits: BuildLimits) -> str | None:
                             return _too_big(limits)
                         _owner_may(entry.path, stats.st_mode, 0o400)
                         shutil.copyfile(entry.path, copy, follow_symlinks=False)
-                        os.chmod(copy, stats.st_mode & 0o777)
+                        os.chmod(copy, (stats.st_mode & 0o555) | 0o444)
                     else:
                         return f"wrote {entry.name!r}, which is not a file, folder or link"
         except OSError as err:
             if err.errno != errno.ENAMETOOLONG:  # long names reach PATH_MAX sooner
                 raise
             return _too_deep()
-    return None if entries else f"wrote nothing to {BUILD_DIR}"
+    if not entries:
+        return f"wrote nothing to {BUILD_DIR}"
+    for folder in folders:
+        os.chmod(folder, 0o555)
+    return None
 
 
 def _owner_may(path: str, mode: int, bits: int) -> None:
@@ -211,15 +219,3 @@ def _owner_may(path: str, mode: int, bits: int) -> None:
 
 def _too_deep() -> str:
     return f"wrote folders nested too deep in {BUILD_DIR} (over {MAX_DEPTH}, or past PATH_MAX)"
-
-
-def _seal(root: Path) -> None:
-    """Read-only for everyone; still readable (and programs runnable) by the bot's user.
-    os.walk never follows a link the build left; links are left as they are."""
-    for folder, _, files in os.walk(root, topdown=False):
-        for name in files:
-            path = os.path.join(folder, name)
-            if not os.path.islink(path):
-                os.chmod(path, (os.stat(path).st_mode & 0o555) | 0o444)
-        if not os.path.islink(folder):
-            os.chmod(folder, 0o555)

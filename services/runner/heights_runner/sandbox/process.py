@@ -21,7 +21,7 @@ from heights_runner.sandbox.limits import (
     Limits,
     SandboxUnavailable,
 )
-from heights_runner.sandbox.status import BwrapStatus
+from heights_runner.sandbox.status import BwrapStatus, exec_failed
 
 _CHUNK = 65536
 _SLICE = 0.05
@@ -208,9 +208,9 @@ class BotProcess:
         info = self.exit_info() or "still running"
         if not oom and self._setup_failed():
             why = self.stderr_last_line() or "no message"
-            if self._own_program and why.startswith(f"bwrap: execvp {self._own_program}: "):
-                # Set up, but the bot's own program (its build's) could not be run: only
-                # bwrap writes before the exec, so the line is its own. The bot's crash.
+            if self._own_program and exec_failed(why, self._own_program):
+                # Set up, but the bot's own program (its build's) could not be run: the
+                # bot's crash.
                 return BotGone(f"{what}: {why}", reason="crash")
             return SandboxUnavailable(f"bubblewrap failed to set up the sandbox ({info}): {why}")
         return BotGone(f"{what}: {info}", reason="memory" if oom else "crash")

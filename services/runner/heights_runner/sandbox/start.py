@@ -18,7 +18,7 @@ from heights_runner.sandbox.cgroups import BotCgroup
 from heights_runner.sandbox.limits import Limits, SandboxUnavailable
 from heights_runner.sandbox.probe import Capabilities, probe
 from heights_runner.sandbox.process import BotProcess, kill_tree
-from heights_runner.sandbox.status import BwrapStatus
+from heights_runner.sandbox.status import BwrapStatus, exec_failed
 from heights_runner.sandbox.trees import remove_tree
 
 _NOBODY = 65534
@@ -377,9 +377,7 @@ def run_once(
             done.scratch.close()
         lines = [line.strip() for line in done.output.splitlines() if line.strip()]
         why = lines[-1][:200] if lines else "no message"
-        if why.startswith(f"bwrap: execvp {argv[0]}: "):
-            # Only bwrap writes before the exec, so this line is its own: the sandbox was
-            # set up, and the program named could not be run.
+        if exec_failed(why, argv[0]):  # set up, and the program named could not be run
             raise ProgramNotRun(f"cannot run {argv[0]}: {why}", done.output)
         raise SandboxUnavailable(
             f"bubblewrap failed to set up the sandbox (exited with status {done.returncode}): {why}"

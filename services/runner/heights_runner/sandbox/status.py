@@ -22,6 +22,13 @@ import time
 _MAX_BYTES = 4096
 
 
+def exec_failed(last_line: str, program: str) -> bool:
+    """Whether a bwrap that failed to set up wrote, as its last line, that it could not
+    exec `program` (not found, not executable): the sandbox was set up then, and only
+    bwrap writes before the exec, so the line is its own."""
+    return last_line.startswith(f"bwrap: execvp {program}: ")
+
+
 class BwrapStatus:
     """The runner's end of one bwrap's status pipe; `write_fd` is passed to bwrap."""
 
