@@ -343,6 +343,21 @@ def test_an_oversized_upload_is_413_and_creates_nothing(
     _assert_nothing_created()
 
 
+def test_a_declared_length_of_thousands_of_digits_is_a_413(bot: Bot, client: APIClient) -> None:
+    # int() refuses a number of 4,300 digits or more: the check of the declared length
+    # (before the body is read) raised ValueError, a 500, for anyone who could upload.
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    url = f"/api/v1/bots/{bot.pk}/versions/"
+    body = {"file": SimpleUploadedFile("main.py", MAIN_PY)}
+    response = client.post(url, body, format="multipart", CONTENT_LENGTH="9" * 5000)
+    assert response.status_code == 413, response.content
+    assert response.json()["message"] == (
+        f"the request: a length of 5000 digits; a bot is at most {MAX_BOT_BYTES} bytes"
+    )
+    _assert_nothing_created()
+
+
 def test_an_upload_needs_a_multipart_file(bot: Bot, client: APIClient) -> None:
     url = f"/api/v1/bots/{bot.pk}/versions/"
     missing = client.post(url, {}, format="multipart")

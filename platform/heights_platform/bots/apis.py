@@ -26,11 +26,10 @@ from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
 from heights_platform.bots import selectors, services
 from heights_platform.bots.models import Bot, BotVersion
+from heights_platform.common.errors import ApiError
 from heights_platform.common.pagination import CursorPagination
 from heights_runner.contract import MAX_BOT_BYTES
 
-# Room for the multipart envelope around a file of the largest allowed size.
-_MULTIPART_SLACK = 64 * 1024
 # A version's source as uploaded: an archive, or one source file by its language.
 _SOURCE_TYPES = {"zip": "application/zip", "py": "text/x-python"}
 
@@ -165,9 +164,9 @@ class BotVersionListApi(GenericAPIView[BotVersion]):
     def post(self, request: Request, bot_id: int) -> Response:
         bot = selectors.access_bot_for_owner_by_id(user=request.user, bot_id=bot_id)
         # Refuse an oversized body by its declared length, before reading any of it.
-        length = request.META.get("CONTENT_LENGTH") or ""
-        if length.isdigit() and int(length) > MAX_BOT_BYTES + _MULTIPART_SLACK:
-            raise services.too_large("the request", int(length))
+        declared = services.declared_too_large(request.META)
+        if declared is not None:
+            raise ApiError("too_large", declared, {"limit": MAX_BOT_BYTES})
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]

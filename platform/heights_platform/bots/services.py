@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
@@ -107,6 +108,29 @@ def too_large_message(what: str, size: int) -> str:
 def too_large(what: str, size: int) -> ApiError:
     """The 413 for an upload over MAX_BOT_BYTES (`too_large_message`)."""
     return ApiError("too_large", too_large_message(what, size), {"limit": MAX_BOT_BYTES})
+
+
+# Room for the multipart envelope around a file of the largest allowed size.
+MULTIPART_SLACK = 64 * 1024
+# A declared length of more digits is past any bound (and int() refuses 4,300 digits).
+_MAX_LENGTH_DIGITS = 18
+
+
+def declared_too_large(meta: Mapping[str, Any]) -> str | None:
+    """Why an upload is refused unread by its declared Content-Length (past a bot and
+    its multipart envelope), or None. Only ASCII digits are a length (str.isdigit takes
+    "²", which int() refuses): anything else is left to the parsers, which bound what
+    they read."""
+    length = str(meta.get("CONTENT_LENGTH") or "")
+    if not (length.isascii() and length.isdigit()):
+        return None
+    if len(length) > _MAX_LENGTH_DIGITS:
+        return (
+            f"the request: a length of {len(length)} digits; a bot is at most {MAX_BOT_BYTES} bytes"
+        )
+    if int(length) > MAX_BOT_BYTES + MULTIPART_SLACK:
+        return too_large_message("the request", int(length))
+    return None
 
 
 def _bot_file_check(filename: str, content: bytes) -> FileKind:

@@ -26,8 +26,6 @@ from heights_platform.common.errors import ApiError
 from heights_platform.site.forms import NEW_BOT, UploadForm
 from heights_runner.contract import MAX_BOT_BYTES
 
-_MULTIPART_SLACK = 64 * 1024  # the envelope around a file of the largest allowed size
-
 
 class _UploadThrottle(UserRateThrottle):
     """The API's upload rate (`upload` scope, per user), counted in the same place."""
@@ -58,10 +56,9 @@ def bot_upload(request: HttpRequest) -> HttpResponse:
     assert isinstance(user, User)  # login_required
     if request.method != "POST":
         return _form_page(request, UploadForm(user=user), [])
-    length = request.META.get("CONTENT_LENGTH") or ""
-    if length.isdigit() and int(length) > MAX_BOT_BYTES + _MULTIPART_SLACK:
-        message = services.too_large_message("the request", int(length))
-        return _form_page(request, UploadForm(user=user), [message], status=413)
+    declared = services.declared_too_large(request.META)
+    if declared is not None:
+        return _form_page(request, UploadForm(user=user), [declared], status=413)
     form = UploadForm(request.POST, request.FILES, user=user)
     if not form.is_valid():
         return _form_page(request, form, [], status=400)
