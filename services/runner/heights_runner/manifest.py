@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from heights_rules import DocumentTooDeepError, bounded_json_loads
 from heights_runner.bundle_error import BundleError
 from heights_runner.runtimes import (
     BUILD_COMMAND_CHARS,
@@ -47,11 +48,13 @@ def parse_manifest(data: bytes) -> Manifest:
     if len(data) > MANIFEST_BYTES:
         raise _refuse(f"{len(data)} bytes, over {MANIFEST_BYTES}")
     try:
-        document = json.loads(data.decode("utf-8"))
+        # The rules core's reader of untrusted JSON: 4096 bytes of "[" are deeper than
+        # json parses (a RecursionError, a 500 of ours).
+        document = bounded_json_loads(data.decode("utf-8"))
+    except DocumentTooDeepError as exc:
+        raise _refuse(f"JSON nested too deep (over {exc.limit} levels)") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _refuse(f"not UTF-8 JSON ({exc})") from None
-    except RecursionError:  # 4096 bytes of "[" are deeper than json parses: not an error of ours
-        raise _refuse("JSON nested too deep") from None
     if not isinstance(document, dict):
         raise _refuse("not a JSON object")
     if unknown := sorted(set(document) - set(_KEYS)):
